@@ -1,0 +1,6 @@
+//go:build !race
+
+package suite
+
+// RaceEnabled reports whether the test binary was built with -race.
+const RaceEnabled = false

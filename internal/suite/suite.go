@@ -1,0 +1,115 @@
+// Package suite holds the small helpers every stage suite shares: turning a
+// learner's panic into one failed test, and seeded randomness whose seed is
+// printed when a test fails.
+//
+// It is internal to the course: learners read it but never call it. Suites
+// use only the stage API of COURSE.md plus kit and this package, so that a
+// learner's correct solution with other internals passes.
+package suite
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/flk-byo/course/kit"
+)
+
+// NotImplemented is the prefix of the failure that Recover reports for a
+// skeleton's panic("TODO …"). `de test` looks for it to show the test as
+// "not implemented yet" rather than as a crash.
+const NotImplemented = "not implemented yet: "
+
+// Recover turns a panic in the code under test into a failure of the test
+// that reached it, so that every other test of the stage still runs and
+// reports. Defer it first in every test and every subtest function:
+//
+//	func TestSomething(t *testing.T) {
+//		defer suite.Recover(t)
+//		...
+//	}
+//
+// A panic whose message starts with "TODO" (the skeleton's bodies) is
+// reported as NotImplemented followed by the message; any other panic is
+// reported with the panic value and the stack frames outside the Go runtime
+// and the testing package, which is where the learner's bug is.
+func Recover(t testing.TB) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	t.Helper()
+	msg := fmt.Sprint(r)
+	if strings.HasPrefix(msg, "TODO") {
+		t.Errorf("%s%s", NotImplemented, msg)
+		return
+	}
+	t.Errorf("panic: %s\n%s", msg, userFrames(debug.Stack()))
+}
+
+// userFrames keeps the function/file line pairs of a goroutine stack that
+// are not in the runtime, the testing package or this package.
+func userFrames(stack []byte) string {
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(stack))
+	sc.Scan() // "goroutine N [running]:"
+	for sc.Scan() {
+		fn := sc.Text()
+		if !sc.Scan() {
+			break
+		}
+		file := strings.TrimSpace(sc.Text())
+		switch {
+		case strings.HasPrefix(fn, "runtime/"), strings.HasPrefix(fn, "runtime."),
+			strings.HasPrefix(fn, "testing."), strings.HasPrefix(fn, "panic("),
+			strings.Contains(fn, "/internal/suite."):
+			continue
+		}
+		out = append(out, "    "+fn+"\n        "+file)
+	}
+	return strings.Join(out, "\n")
+}
+
+// SeedEnv names the environment variable that overrides every suite's seed,
+// to replay a failure: FLK_SEED=1234 go test -tags lab -run '^TestX$' ./stages/01-windows
+const SeedEnv = "FLK_SEED"
+
+// Seed returns the seed for t's randomness: $FLK_SEED when set, otherwise a
+// fixed value derived from the test's name, so every run is the same run.
+// When t fails, the seed and the command to replay it are logged.
+func Seed(t testing.TB) uint64 {
+	t.Helper()
+	seed := nameSeed(t.Name())
+	if s := os.Getenv(SeedEnv); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("%s=%q is not an unsigned integer", SeedEnv, s)
+		}
+		seed = v
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("random seed %d (replay with %s=%d)", seed, SeedEnv, seed)
+		}
+	})
+	return seed
+}
+
+// Rand returns a deterministic random source seeded by Seed(t).
+func Rand(t testing.TB) *rand.Rand {
+	t.Helper()
+	return kit.NewRand(Seed(t))
+}
+
+func nameSeed(name string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return h.Sum64()
+}

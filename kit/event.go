@@ -1,0 +1,63 @@
+package kit
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Event is one input record. Times are int64 milliseconds of event time.
+//
+// ID identifies the record for deduplication: the same ID delivered twice is
+// the same record delivered twice (at-least-once input), whatever the other
+// fields say.
+type Event struct {
+	ID    string
+	Key   string
+	TS    int64
+	Value int64
+}
+
+// String renders an event compactly for failure messages, e.g. "e7 a@1500=3".
+func (e Event) String() string {
+	return fmt.Sprintf("%s %s@%d=%d", e.ID, e.Key, e.TS, e.Value)
+}
+
+// Result is what a window emits for one key: the count and sum of the
+// values of its events. Start is inclusive and End exclusive, as in
+// Flink's TimeWindow. IsUpdate marks a re-emission that corrects an
+// earlier result of the same window and key (stage 03); the first
+// emission of a window is never an update.
+type Result struct {
+	Key        string
+	Start, End int64
+	Count, Sum int64
+	IsUpdate   bool
+}
+
+// String renders a result compactly, e.g. "a [0,10) count=2 sum=5" with
+// " (update)" appended for a correction.
+func (r Result) String() string {
+	s := fmt.Sprintf("%s [%d,%d) count=%d sum=%d", r.Key, r.Start, r.End, r.Count, r.Sum)
+	if r.IsUpdate {
+		s += " (update)"
+	}
+	return s
+}
+
+// CompareResults orders results by (End, Start, Key), the order in which
+// the results of one call must be returned. Use it with slices.SortFunc.
+func CompareResults(a, b Result) int {
+	return cmp.Or(
+		cmp.Compare(a.End, b.End),
+		cmp.Compare(a.Start, b.Start),
+		cmp.Compare(a.Key, b.Key),
+	)
+}
+
+// SortResults sorts results in place by (End, Start, Key) and returns them.
+// The sort is stable, so a window's first result stays before its updates.
+func SortResults(rs []Result) []Result {
+	slices.SortStableFunc(rs, CompareResults)
+	return rs
+}

@@ -1,0 +1,81 @@
+package kit
+
+import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+)
+
+// NewRand returns a deterministic random source for seed. Tests print the
+// seed they used so that a failure can be replayed exactly.
+func NewRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+}
+
+// RandomEvents returns n events with IDs "e0" … "e<n-1>", keys drawn from
+// keys, timestamps drawn uniformly from [from, from+span) and values from
+// [1, 10], sorted by timestamp (ties in ID order): an in-order stream that
+// BoundedShuffle and WithDuplicates can then disorder.
+func RandomEvents(r *rand.Rand, n int, keys []string, from, span int64) []Event {
+	if len(keys) == 0 || span <= 0 {
+		panic(fmt.Sprintf("kit.RandomEvents: need at least one key and a positive span (keys=%d span=%d)", len(keys), span))
+	}
+	evs := make([]Event, n)
+	for i := range evs {
+		evs[i] = Event{
+			ID:    fmt.Sprintf("e%d", i),
+			Key:   keys[r.IntN(len(keys))],
+			TS:    from + r.Int64N(span),
+			Value: 1 + r.Int64N(10),
+		}
+	}
+	slices.SortStableFunc(evs, func(a, b Event) int { return cmp.Compare(a.TS, b.TS) })
+	return evs
+}
+
+// BoundedShuffle returns a copy of events in a random delivery order whose
+// disorder is bounded by bound: whenever an event f is delivered before an
+// event e, f.TS <= e.TS + bound. So when e arrives, the largest timestamp
+// seen so far is at most e.TS + bound, and a watermark of max − delay with
+// delay >= bound is never past e.TS: no event becomes late by the shuffle.
+//
+// It works by giving each event a random deadline in [TS, TS+bound] and
+// delivering in deadline order: if f comes before e then
+// f.TS <= deadline(f) <= deadline(e) <= e.TS + bound.
+func BoundedShuffle(r *rand.Rand, events []Event, bound int64) []Event {
+	type slot struct {
+		deadline int64
+		e        Event
+	}
+	slots := make([]slot, len(events))
+	for i, e := range events {
+		slots[i] = slot{deadline: e.TS + r.Int64N(bound+1), e: e}
+	}
+	// Shuffle first so that equal deadlines are delivered in a random order too.
+	r.Shuffle(len(slots), func(i, j int) { slots[i], slots[j] = slots[j], slots[i] })
+	slices.SortStableFunc(slots, func(a, b slot) int { return cmp.Compare(a.deadline, b.deadline) })
+	out := make([]Event, len(slots))
+	for i, s := range slots {
+		out[i] = s.e
+	}
+	return out
+}
+
+// WithDuplicates returns a copy of events in which each event, with
+// probability rate, is delivered a second time at a random later position:
+// an at-least-once source replaying after a failure. A duplicate may land
+// long after its original, when its window has closed; a correct processor
+// recognises it by ID and ignores it.
+func WithDuplicates(r *rand.Rand, events []Event, rate float64) []Event {
+	out := slices.Clone(events)
+	for _, e := range events {
+		if r.Float64() >= rate {
+			continue
+		}
+		at := slices.IndexFunc(out, func(x Event) bool { return x.ID == e.ID })
+		pos := at + 1 + r.IntN(len(out)-at)
+		out = slices.Insert(out, pos, e)
+	}
+	return out
+}
