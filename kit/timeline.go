@@ -131,7 +131,7 @@ func (t Timeline) span() (lo, hi int64) {
 		lo = windowStart(lo, t.WindowSize)
 		hi = windowStart(hi, t.WindowSize) + t.WindowSize
 	}
-	if t.Watermark > hi && t.Watermark-hi <= (hi-lo)/2 {
+	if t.Watermark > hi && t.Watermark <= hi+(hi-lo)/2 { // no overflow: hi+(hi-lo)/2 < MaxInt64 here
 		hi = t.Watermark
 	}
 	return lo, hi

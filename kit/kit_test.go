@@ -1,0 +1,143 @@
+package kit_test
+
+import (
+	"math"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/flk-byo/course/kit"
+)
+
+type userID string
+
+type compositeKey struct {
+	Region string
+	User   int
+}
+
+func TestStableHashTagsKinds(t *testing.T) {
+	distinct := []any{1, "1", true, uint(1), [1]int{1}, compositeKey{"eu", 1}, compositeKey{"eu1", 0}, "", 0, false}
+	seen := map[uint64]any{}
+	for _, v := range distinct {
+		h := kit.StableHash(v)
+		if prev, ok := seen[h]; ok {
+			t.Errorf("StableHash(%#v) == StableHash(%#v): kinds must be tagged apart", v, prev)
+		}
+		seen[h] = v
+	}
+	assert.Equal(t, kit.StableHash(int64(7)), kit.StableHash(7), "signed integers hash by value, whatever their width")
+	assert.Equal(t, kit.StableHash(uint8(7)), kit.StableHash(uint64(7)), "unsigned integers hash by value")
+	assert.Equal(t, kit.StableHash("alice"), kit.StableHash(userID("alice")), "named types hash as their kind")
+	assert.NotEqual(t, kit.StableHash([2]string{"ab", "c"}), kit.StableHash([2]string{"a", "bc"}), "strings are length-prefixed")
+}
+
+// TestStableHashIsProcessIndependent pins the hash: the same value gives
+// the same hash in a fresh process and the value recorded here. Changing
+// the encoding moves every key to another partition and key group, which
+// would break every snapshot a learner kept.
+func TestStableHashIsProcessIndependent(t *testing.T) {
+	assert.Equal(t, uint64(9675316290458865820), kit.StableHash("a"), "StableHash(\"a\") changed: the canonical encoding must not change")
+	// Same value, separate process: the hash must not depend on the process.
+	if os.Getenv("KIT_CHILD") == "1" {
+		os.Stdout.WriteString(strconv.FormatUint(kit.StableHash(compositeKey{"eu", 7}), 10) + "\n")
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStableHashIsProcessIndependent$")
+	cmd.Env = append(os.Environ(), "KIT_CHILD=1")
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	got := strings.SplitN(string(out), "\n", 2)[0]
+	assert.Equal(t, strconv.FormatUint(kit.StableHash(compositeKey{"eu", 7}), 10), got, "StableHash differs between processes")
+}
+
+func TestStableHashRejectsUnsupportedKeys(t *testing.T) {
+	for _, v := range []any{nil, 1.5, []string{"a"}, map[string]int{}, &compositeKey{}, struct{ F float64 }{1}} {
+		func() {
+			defer func() {
+				r := recover()
+				require.NotNil(t, r, "StableHash(%#v) must panic: it is not a stable key", v)
+				assert.Contains(t, r.(string), "unsupported key")
+				assert.True(t, strings.HasPrefix(r.(string), "kit.StableHash: "), "the panic names StableHash: %s", r)
+			}()
+			kit.StableHash(v)
+		}()
+	}
+}
+
+func TestBoundedShuffleBoundsDisorder(t *testing.T) {
+	r := kit.NewRand(1)
+	for range 50 {
+		evs := kit.RandomEvents(r, 200, []string{"a", "b"}, -5000, 20000)
+		const bound = 700
+		got := kit.BoundedShuffle(r, evs, bound)
+		require.ElementsMatch(t, evs, got, "a shuffle keeps every event exactly once")
+		maxTS := int64(math.MinInt64)
+		for _, e := range got {
+			require.LessOrEqual(t, maxTS, e.TS+bound, "event %s arrived after an event more than %d later", e, bound)
+			maxTS = max(maxTS, e.TS)
+		}
+	}
+}
+
+func TestWithDuplicatesDeliversCopiesLater(t *testing.T) {
+	r := kit.NewRand(2)
+	evs := kit.RandomEvents(r, 300, []string{"a"}, 0, 10000)
+	got := kit.WithDuplicates(r, evs, 0.3)
+	assert.Greater(t, len(got), len(evs), "some events are delivered twice")
+	first := map[string]int{}
+	for i, e := range got {
+		if j, ok := first[e.ID]; ok {
+			assert.Equal(t, got[j], e, "a duplicate is the same record")
+			continue
+		}
+		first[e.ID] = i
+	}
+	assert.Len(t, first, len(evs), "every original is delivered")
+	var originals []kit.Event
+	for i, e := range got {
+		if first[e.ID] == i {
+			originals = append(originals, e)
+		}
+	}
+	assert.True(t, slices.Equal(evs, originals), "originals keep their order; copies come after them")
+}
+
+func TestTimelineShowsWindowsAndWatermark(t *testing.T) {
+	evs := []kit.Event{{ID: "e1", Key: "a", TS: 0, Value: 1}, {ID: "e2", Key: "b", TS: 13, Value: 2}, {ID: "e3", Key: "a", TS: -3, Value: 2}}
+	s := kit.Timeline{
+		WindowSize: 10, Events: evs, Watermark: 14,
+		Results: []kit.Result{{Key: "a", Start: 0, End: 10, Count: 1, Sum: 1}},
+		Late:    evs[2:],
+	}.String()
+	for _, want := range []string{
+		"timeline: 3 events, window size 10, watermark 14",
+		"[-10,0) expired, never fired", "[0,10) fired, expired", "[10,20) open",
+		"1:e1 a@0=1", "emitted     a [0,10) count=1 sum=1", "late        e3 a@-3=2", "▲ 14",
+	} {
+		assert.Contains(t, s, want)
+	}
+}
+
+func TestTimelineEdgeWatermarks(t *testing.T) {
+	evs := []kit.Event{{ID: "e1", Key: "a", TS: -30, Value: 1}}
+	for _, wm := range []int64{math.MinInt64, math.MaxInt64, -1000, 5} {
+		s := kit.Timeline{WindowSize: 10, Events: evs, Watermark: wm}.String()
+		assert.Contains(t, s, "watermark", "watermark %d", wm)
+	}
+	assert.Contains(t, kit.Timeline{}.String(), "(no events)")
+}
+
+func TestManualClockMovesOnlyForward(t *testing.T) {
+	c := kit.NewManualClock(time.Unix(100, 0))
+	c.Advance(time.Second)
+	assert.Equal(t, time.Unix(101, 0), c.Now())
+	assert.Panics(t, func() { c.Advance(-time.Second) })
+}
