@@ -1,0 +1,103 @@
+package gotest
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/flk-byo/course/internal/suite"
+)
+
+// parseFile replays a go test -json stream recorded from the fixture
+// module in testdata/fixture (re-record with testdata/fixture/record.sh).
+func parseFile(t *testing.T, name string, patterns ...string) *Result {
+	t.Helper()
+	f, err := os.Open("testdata/" + name)
+	require.NoError(t, err)
+	defer f.Close()
+	res, err := Parse(f, patterns, nil)
+	require.NoError(t, err)
+	return res
+}
+
+func byName(p *Package) map[string]Test {
+	m := map[string]Test{}
+	for _, t := range p.Tests {
+		m[t.Name] = t
+	}
+	return m
+}
+
+func TestNotImplementedMatchesSuite(t *testing.T) {
+	assert.Equal(t, suite.NotImplemented, NotImplemented, "de must recognise the message suite.Recover writes")
+}
+
+func TestParseMixedOutcomes(t *testing.T) {
+	res := parseFile(t, "mixed.json", "./mixed")
+	require.Len(t, res.Packages, 1)
+	p := res.Packages[0]
+	assert.Equal(t, "fixture/mixed", p.ImportPath)
+	var order []string
+	for _, tc := range p.Tests {
+		order = append(order, tc.Name)
+	}
+	assert.Equal(t, []string{"TestPasses", "TestFails", "TestTODO", "TestSubtests", "TestSkipped", "TestLogsButPasses"}, order,
+		"top-level tests in the order they started, subtests folded into their parent")
+	tests := byName(p)
+	assert.Equal(t, Pass, tests["TestPasses"].Status)
+	assert.Equal(t, Pass, tests["TestLogsButPasses"].Status)
+	assert.Equal(t, Skip, tests["TestSkipped"].Status)
+
+	fails := tests["TestFails"]
+	assert.Equal(t, Fail, fails.Status)
+	assert.Equal(t, []string{"mixed_test.go:17: want 3, got 4", "    second line"}, fails.Output,
+		"framing lines dropped, common indentation removed")
+
+	todo := tests["TestTODO"]
+	assert.Equal(t, Fail, todo.Status)
+	assert.Equal(t, "TODO: AssignWindow", todo.NotImplemented)
+
+	sub := tests["TestSubtests"]
+	assert.Equal(t, Fail, sub.Status)
+	assert.Contains(t, strings.Join(sub.Output, "\n"), "sub failed", "a failed subtest's output is shown under its parent")
+	assert.False(t, p.OK())
+	assert.Equal(t, 2, p.Passed())
+}
+
+func TestParseBuildFailure(t *testing.T) {
+	res := parseFile(t, "broken.json", "./broken")
+	require.Len(t, res.Packages, 1)
+	p := res.Packages[0]
+	assert.Contains(t, p.BuildError, `cannot use "no"`)
+	assert.Empty(t, p.Tests)
+	assert.False(t, p.OK())
+}
+
+func TestParseTimeoutNamesHungTest(t *testing.T) {
+	res := parseFile(t, "hang.json", "./hang")
+	require.Len(t, res.Packages, 1)
+	p := res.Packages[0]
+	assert.Equal(t, "test timed out after 2s", p.TimedOut)
+	tests := byName(p)
+	assert.Equal(t, Pass, tests["TestBeforeHang"].Status)
+	assert.Equal(t, Fail, tests["TestHangs"].Status, "a test with no end event counts as failed")
+	assert.True(t, tests["TestHangs"].Hung, "the timeout names the test that hung")
+	assert.False(t, tests["TestBeforeHang"].Hung)
+}
+
+func TestParseKeepsPatternOrder(t *testing.T) {
+	res := parseFile(t, "two.json", "./broken", "./mixed")
+	require.Len(t, res.Packages, 2)
+	assert.Equal(t, "fixture/broken", res.Packages[0].ImportPath)
+	assert.Equal(t, "fixture/mixed", res.Packages[1].ImportPath)
+	assert.NotNil(t, res.Package("./mixed"))
+	assert.Nil(t, res.Package("./absent"))
+}
+
+func TestArgs(t *testing.T) {
+	o := Options{Tags: "lab", Race: true, Timeout: 0, Run: "^TestX$", Packages: []string{"./stages/01-windows"}}
+	assert.Equal(t, []string{"test", "-json", "-tags", "lab", "-race", "-run", "^TestX$", "./stages/01-windows"}, o.Args())
+}
