@@ -1,0 +1,178 @@
+// Package catalog reads the course catalogue: the stages in course order,
+// their cards, hints, skeleton files and the one line each test certifies.
+// It is the single description of the course that `de`, the integrity
+// checks and the README table all read, so adding a stage is one entry in
+// stages/catalog.json and one folder.
+package catalog
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// Course is the name learners type in stage references: FLK-BYO/01.
+const Course = "FLK-BYO"
+
+// Catalog is the parsed catalogue together with the files it describes.
+type Catalog struct {
+	Title  string
+	Stages []Stage
+	fsys   fs.FS
+}
+
+// Stage is one stage of the course. Its number is its position in the
+// catalogue; its ID, folder and reference are derived, never stored.
+type Stage struct {
+	Number  int    // 1-based position in the course
+	Slug    string // stable name, e.g. "keyed-partitioning"
+	Title   string // e.g. "Keyed partitioning"
+	Concept string // one line: what the stage teaches
+	Points  int    // points for grading, shared equally by its tests
+	Ready   bool   // false for a stage announced but not yet in this version
+}
+
+// ID returns the stage's folder name, e.g. "02-keyed-partitioning".
+func (s Stage) ID() string { return fmt.Sprintf("%02d-%s", s.Number, s.Slug) }
+
+// Ref returns the name a learner types, e.g. "FLK-BYO/02".
+func (s Stage) Ref() string { return fmt.Sprintf("%s/%02d", Course, s.Number) }
+
+// Dir returns the stage's folder relative to the course root, slash-separated.
+func (s Stage) Dir() string { return "stages/" + s.ID() }
+
+// Package returns the go test package pattern for the stage, e.g. "./stages/01-windows".
+func (s Stage) Package() string { return "./" + s.Dir() }
+
+type file struct {
+	Format int    `json:"format"`
+	Course string `json:"course"`
+	Title  string `json:"title"`
+	Stages []struct {
+		Slug    string `json:"slug"`
+		Title   string `json:"title"`
+		Concept string `json:"concept"`
+		Points  int    `json:"points"`
+		Ready   bool   `json:"ready"`
+	} `json:"stages"`
+}
+
+// Load reads catalog.json from fsys, whose root is the stages folder.
+func Load(fsys fs.FS) (*Catalog, error) {
+	data, err := fs.ReadFile(fsys, "catalog.json")
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	var f file
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("catalog: catalog.json: %w", err)
+	}
+	if f.Format != 1 {
+		return nil, fmt.Errorf("catalog: catalog.json has format %d; this de reads format 1", f.Format)
+	}
+	c := &Catalog{Title: f.Title, fsys: fsys}
+	for i, s := range f.Stages {
+		if s.Slug == "" || s.Title == "" {
+			return nil, fmt.Errorf("catalog: stage %d has no slug or title", i+1)
+		}
+		c.Stages = append(c.Stages, Stage{
+			Number: i + 1, Slug: s.Slug, Title: s.Title, Concept: s.Concept,
+			Points: s.Points, Ready: s.Ready,
+		})
+	}
+	return c, nil
+}
+
+// FS returns the files of the course content, rooted at the stages folder.
+func (c *Catalog) FS() fs.FS { return c.fsys }
+
+// ByID returns the stage with the given ID ("01-windows").
+func (c *Catalog) ByID(id string) (Stage, bool) {
+	for _, s := range c.Stages {
+		if s.ID() == id {
+			return s, true
+		}
+	}
+	return Stage{}, false
+}
+
+// Resolve finds the stage a learner named. It accepts "FLK-BYO/02",
+// "FLK-BYO/02-keyed-partitioning", "02-keyed-partitioning", "02", "2" and
+// "keyed-partitioning", case-insensitively. An unknown name is an error that
+// lists the valid stages.
+func (c *Catalog) Resolve(name string) (Stage, error) {
+	arg := strings.ToLower(strings.TrimSpace(name))
+	if rest, ok := strings.CutPrefix(arg, strings.ToLower(Course)+"/"); ok {
+		arg = rest
+	}
+	for _, s := range c.Stages {
+		if arg == s.ID() || arg == s.Slug {
+			return s, nil
+		}
+		if n, err := strconv.Atoi(arg); err == nil && n == s.Number {
+			return s, nil
+		}
+	}
+	return Stage{}, fmt.Errorf("unknown stage %q; valid stages are %s", name, c.list())
+}
+
+func (c *Catalog) list() string {
+	var parts []string
+	for _, s := range c.Stages {
+		parts = append(parts, fmt.Sprintf("%s (%s)", s.Ref(), s.Slug))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Card returns the parsed stage card (README.md in the stage folder).
+func (c *Catalog) Card(s Stage) (Card, error) {
+	data, err := fs.ReadFile(c.fsys, path.Join(s.ID(), "README.md"))
+	if err != nil {
+		return Card{}, fmt.Errorf("stage %s card: %w", s.ID(), err)
+	}
+	return ParseCard(string(data)), nil
+}
+
+// SkeletonFiles returns the names of the stage's skeleton files, which
+// `de start` copies into lab/. A stage may have none (it only extends the
+// behaviour of earlier files).
+func (c *Catalog) SkeletonFiles(s Stage) ([]string, error) {
+	entries, err := fs.ReadDir(c.fsys, path.Join(s.ID(), "_skeleton"))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("stage %s skeleton: %w", s.ID(), err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
+// SkeletonFile returns the contents of one skeleton file.
+func (c *Catalog) SkeletonFile(s Stage, name string) ([]byte, error) {
+	return fs.ReadFile(c.fsys, path.Join(s.ID(), "_skeleton", name))
+}
+
+// MarkdownTable renders the stage table that README.md shows between its
+// "stages:begin" and "stages:end" markers; a test keeps the two equal.
+func (c *Catalog) MarkdownTable() string {
+	var b strings.Builder
+	b.WriteString("| stage | start with | you build | the idea |\n|---|---|---|---|\n")
+	for _, s := range c.Stages {
+		title := s.Title
+		if !s.Ready {
+			title += " (coming soon)"
+		}
+		fmt.Fprintf(&b, "| %02d | `de start %s` | %s | %s |\n", s.Number, s.Ref(), title, s.Concept)
+	}
+	return b.String()
+}

@@ -1,0 +1,137 @@
+package catalog_test
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/flk-byo/course/internal/catalog"
+	"github.com/flk-byo/course/stages"
+)
+
+func load(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	cat, err := catalog.Load(stages.FS)
+	require.NoError(t, err)
+	return cat
+}
+
+func TestResolveAliases(t *testing.T) {
+	cat := load(t)
+	for _, name := range []string{"FLK-BYO/02", "FLK-BYO/02-keyed-partitioning", "02-keyed-partitioning", "02", "2", "keyed-partitioning", "flk-byo/02", " 2 "} {
+		st, err := cat.Resolve(name)
+		if assert.NoError(t, err, name) {
+			assert.Equal(t, "02-keyed-partitioning", st.ID(), name)
+		}
+	}
+	for _, name := range []string{"", "0", "9", "09", "FLK-BYO/", "FLK-BYO/9", "windowz", "01-keyed-partitioning"} {
+		_, err := cat.Resolve(name)
+		if assert.Error(t, err, name) {
+			assert.Contains(t, err.Error(), "valid stages are FLK-BYO/01 (windows), FLK-BYO/02 (keyed-partitioning)")
+		}
+	}
+}
+
+func TestParseCardSplitsHints(t *testing.T) {
+	card := catalog.ParseCard("# Stage 1 of 8 — X\nintro\n## Hints\n### Hint 1: nudge\none\n### Hint 2: closer\ntwo\nmore\n## Flink parity\nparity\n")
+	assert.Equal(t, "Stage 1 of 8 — X", card.Title)
+	assert.Equal(t, "# Stage 1 of 8 — X\nintro\n## Flink parity\nparity\n", card.Body, "the body keeps every section but the hints")
+	assert.Equal(t, []catalog.Hint{{Title: "nudge", Text: "one"}, {Title: "closer", Text: "two\nmore"}}, card.Hints)
+}
+
+// TestCourseContent is the course's self-check of its catalogue and folders:
+// it reports every problem at once, one line each.
+func TestCourseContent(t *testing.T) {
+	cat := load(t)
+	var problems []string
+	add := func(st catalog.Stage, format string, args ...any) {
+		problems = append(problems, st.ID()+": "+fmt.Sprintf(format, args...))
+	}
+	for _, st := range cat.Stages {
+		if !st.Ready {
+			if _, err := os.Stat("../../" + st.Dir() + "/README.md"); err == nil {
+				add(st, "has a card but is not marked ready in catalog.json")
+			}
+			continue
+		}
+		card, err := cat.Card(st)
+		if err != nil {
+			add(st, "%v", err)
+			continue
+		}
+		if want := fmt.Sprintf("Stage %d of %d — %s", st.Number, len(cat.Stages), st.Title); card.Title != want {
+			add(st, "card title %q, want %q", card.Title, want)
+		}
+		for _, section := range []string{"## New API this stage", "## This stage's task", "## Constraints", "## Run it", "## Flink parity", "## Questions you should be able to answer"} {
+			if !strings.Contains(card.Body, "\n"+section+"\n") {
+				add(st, "card has no %q section", section)
+			}
+		}
+		if len(card.Hints) != 3 {
+			add(st, "card has %d hints, want 3", len(card.Hints))
+		}
+		for i, h := range card.Hints {
+			if h.Title == "" || h.Text == "" {
+				add(st, "hint %d has no title or no text", i+1)
+			}
+		}
+		names, err := cat.SkeletonFiles(st)
+		if err != nil {
+			add(st, "%v", err)
+		}
+		for _, name := range names {
+			src, _ := cat.SkeletonFile(st, name)
+			if !strings.Contains(string(src), "package lab") {
+				add(st, "skeleton %s is not package lab", name)
+			}
+			if !strings.Contains(string(src), `panic("TODO`) {
+				add(st, "skeleton %s has no TODO", name)
+			}
+		}
+		for _, bind := range []string{"bind_lab_test.go", "bind_solution_test.go"} {
+			if _, err := fs.Stat(cat.FS(), path.Join(st.ID(), bind)); err != nil {
+				add(st, "missing %s", bind)
+			}
+		}
+		tests, err := cat.Tests(st)
+		if err != nil {
+			add(st, "%v", err)
+		}
+		if len(tests) == 0 {
+			add(st, "suite has no tests")
+		}
+		seen := map[string]bool{}
+		for _, tc := range tests {
+			if seen[tc.Name] {
+				add(st, "%s is declared twice", tc.Name)
+			}
+			seen[tc.Name] = true
+			if tc.Certifies == "" {
+				add(st, "%s has no doc comment of the form \"// %s certifies that ….\"", tc.Name, tc.Name)
+			}
+		}
+	}
+	if len(problems) > 0 {
+		t.Errorf("the course content has %d problems:\n%s", len(problems), strings.Join(problems, "\n"))
+	}
+}
+
+// TestReadmeTableMatchesCatalog keeps README's stage table generated from
+// the catalogue: one description of the course, not two.
+func TestReadmeTableMatchesCatalog(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	const begin, end = "<!-- stages:begin -->\n", "<!-- stages:end -->"
+	_, rest, ok := strings.Cut(string(readme), begin)
+	require.True(t, ok, "README.md has no %q marker", begin)
+	table, _, ok := strings.Cut(rest, end)
+	require.True(t, ok, "README.md has no %q marker", end)
+	want := load(t).MarkdownTable()
+	assert.Equal(t, want, table, "README's stage table differs from stages/catalog.json; replace it with:\n%s", want)
+}

@@ -1,0 +1,141 @@
+// Package course works on the course folder on disk: finding its root from
+// wherever `de` was started, and laying skeleton files into lab/ without
+// ever overwriting a learner's file.
+package course
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/flk-byo/course/internal/catalog"
+)
+
+// LabDir is the learner's package folder, relative to the root.
+const LabDir = "lab"
+
+// ErrNoCourse is returned by FindRoot outside a course checkout.
+var ErrNoCourse = errors.New("no FLK-BYO course here: run de inside the course folder (the one with go.mod and stages/catalog.json)")
+
+// FindRoot returns the nearest directory at or above dir that holds both
+// go.mod and stages/catalog.json.
+func FindRoot(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("find course root: %w", err)
+	}
+	for {
+		if isFile(filepath.Join(dir, "go.mod")) && isFile(filepath.Join(dir, "stages", "catalog.json")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", ErrNoCourse
+		}
+		dir = parent
+	}
+}
+
+// HasLab reports whether root has a lab/ folder.
+func HasLab(root string) bool {
+	fi, err := os.Stat(filepath.Join(root, LabDir))
+	return err == nil && fi.IsDir()
+}
+
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// Copied says what CopySkeletons did with each skeleton file, by its path
+// relative to the root ("lab/windows.go").
+type Copied struct {
+	Created []string // written because lab/ had no such file
+	Kept    []string // already present: the learner's version, left alone
+}
+
+// CopySkeletons writes the skeleton files of the given stages into
+// root/lab, creating the folder if needed. A file that already exists is
+// never overwritten, whatever it contains: it is the learner's work. New
+// files are created exclusively (O_EXCL), so even a file that appears
+// concurrently is not clobbered.
+func CopySkeletons(root string, cat *catalog.Catalog, stages []catalog.Stage) (Copied, error) {
+	var c Copied
+	lab := filepath.Join(root, LabDir)
+	if err := os.MkdirAll(lab, 0o755); err != nil {
+		return c, fmt.Errorf("create lab/: %w", err)
+	}
+	for _, s := range stages {
+		names, err := cat.SkeletonFiles(s)
+		if err != nil {
+			return c, err
+		}
+		for _, name := range names {
+			rel := LabDir + "/" + name
+			data, err := cat.SkeletonFile(s, name)
+			if err != nil {
+				return c, fmt.Errorf("stage %s: %w", s.ID(), err)
+			}
+			f, err := os.OpenFile(filepath.Join(lab, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if errors.Is(err, fs.ErrExist) {
+				c.Kept = append(c.Kept, rel)
+				continue
+			}
+			if err != nil {
+				return c, fmt.Errorf("create %s: %w", rel, err)
+			}
+			_, werr := f.Write(data)
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				return c, fmt.Errorf("write %s: %w", rel, werr)
+			}
+			c.Created = append(c.Created, rel)
+		}
+	}
+	return c, nil
+}
+
+// suiteParts are the parts of the course that running its suites needs.
+var suiteParts = []string{"go.mod", "go.sum", "kit", "internal", "stages", "solutions"}
+
+// CopyForSuites copies what running the course's suites needs (go.mod,
+// go.sum, kit, internal, stages, solutions; not lab/ or .de/) from root
+// into dst, for a scratch course that checks run in without touching the
+// learner's tree.
+func CopyForSuites(root, dst string) error {
+	for _, name := range suiteParts {
+		if err := copyTree(filepath.Join(root, name), filepath.Join(dst, name)); err != nil {
+			return fmt.Errorf("copy course: %w", err)
+		}
+	}
+	return nil
+}
+
+// copyTree copies a file or a folder recursively.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+}
