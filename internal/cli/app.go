@@ -1,0 +1,187 @@
+// Package cli is the `de` command: the urfave/cli application, its
+// commands, and how they print. cmd/de only calls Main.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/flk-byo/course/internal/catalog"
+	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/progress"
+	"github.com/flk-byo/course/internal/term"
+	"github.com/flk-byo/course/stages"
+)
+
+// IO is what a run of de reads and writes: its streams, its environment and
+// its working directory. Tests pass their own; cmd/de passes the process's.
+type IO struct {
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Dir            string
+}
+
+// Main runs de with args (args[0] is the program name) and returns the
+// process exit code. Every error is printed as one line "de: …".
+func Main(ctx context.Context, args []string, io IO) int {
+	app := newApp(io)
+	err := checkCommandName(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, hoistFlags(app, args))
+	}
+	if err == nil {
+		return 0
+	}
+	var exit *exitError
+	if errors.As(err, &exit) {
+		return exit.code
+	}
+	st := term.For(io.Stderr, io.Getenv)
+	fmt.Fprintln(io.Stderr, st.Red("de: ")+err.Error())
+	return 1
+}
+
+// exitError ends de with a code and no message: the command has already
+// said what went wrong (a test report, say).
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+func newApp(io IO) *ucli.App {
+	return &ucli.App{
+		Name:  "de",
+		Usage: "start, test and get hints for the FLK-BYO stream-processing course",
+		Description: `Build the core of a Flink-grade stream processor in eight stages.
+
+Examples:
+   de start FLK-BYO/01     copy stage 01's skeleton into lab/ and show its card
+   de test                 run stages 01..current against your lab/, current first
+   de test --solution      the same against the reference (also LAB_MODULE=solution)
+   de hint                 reveal the next hint of the current stage
+   de list                 every stage with its state`,
+		Writer:                io.Stdout,
+		ErrWriter:             io.Stderr,
+		HideVersion:           true,
+		CustomAppHelpTemplate: "",
+		ExitErrHandler:        func(*ucli.Context, error) {}, // Main prints errors and picks the code
+		Commands: []*ucli.Command{
+			startCommand(io),
+			testCommand(io),
+			hintCommand(io),
+			listCommand(io),
+			checkCommand(io),
+		},
+	}
+}
+
+// env is what most commands need: the course on disk, its catalogue and
+// the learner's progress.
+type env struct {
+	IO
+	root  string
+	cat   *catalog.Catalog
+	prog  *progress.Progress
+	style term.Style
+}
+
+func loadEnv(io IO) (*env, error) {
+	root, err := course.FindRoot(io.Dir)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Load(stages.FS)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := progress.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	return &env{IO: io, root: root, cat: cat, prog: prog, style: term.For(io.Stdout, io.Getenv)}, nil
+}
+
+// current returns the stage being worked on, or an error that says how to
+// start one.
+func (e *env) current() (catalog.Stage, error) {
+	if e.prog.Current == "" {
+		return catalog.Stage{}, errors.New("no stage started yet: run de start FLK-BYO/01")
+	}
+	s, ok := e.cat.ByID(e.prog.Current)
+	if !ok {
+		return catalog.Stage{}, fmt.Errorf("%s names stage %q, which this version of the course does not have; run de start with a stage from de list", progress.Path, e.prog.Current)
+	}
+	return s, nil
+}
+
+func (e *env) printf(format string, args ...any) { fmt.Fprintf(e.Stdout, format, args...) }
+
+// commandIndex returns the index in args of the command name: the first
+// argument after the program name that is not a flag; -1 if there is none.
+func commandIndex(args []string) int {
+	for i := 1; i < len(args); i++ {
+		if !strings.HasPrefix(args[i], "-") {
+			return i
+		}
+	}
+	return -1
+}
+
+// checkCommandName rejects an unknown command with an error, which
+// urfave/cli v2 would only print, exiting 0.
+func checkCommandName(app *ucli.App, args []string) error {
+	i := commandIndex(args)
+	if i < 0 || app.Command(args[i]) != nil || args[i] == "help" || args[i] == "h" {
+		return nil
+	}
+	return fmt.Errorf("unknown command %q; run de --help for the commands", args[i])
+}
+
+// hoistFlags moves flags written after a command's arguments in front of
+// them. urfave/cli v2 stops parsing flags at the first argument, so without
+// this `de start FLK-BYO/02 --force` would silently ignore --force. Flags
+// that take a value carry it along; "--" ends flag hoisting.
+func hoistFlags(app *ucli.App, args []string) []string {
+	i := commandIndex(args)
+	if i < 0 {
+		return args
+	}
+	cmd := app.Command(args[i])
+	if cmd == nil {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*ucli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	var flags, positional []string
+	rest := args[i+1:]
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		if a == "--" {
+			positional = append(positional, rest[j:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if !strings.Contains(name, "=") && takesValue[name] && j+1 < len(rest) {
+			j++
+			flags = append(flags, rest[j])
+		}
+	}
+	out := slices.Clone(args[:i+1])
+	out = append(out, flags...)
+	return append(out, positional...)
+}

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/flk-byo/course/internal/course"
+)
+
+// TestMain lets the test binary act as the real de binary inside scripts:
+// testscript runs "de" as a child process of this binary.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"de": func() {
+			dir, _ := os.Getwd()
+			os.Exit(Main(context.Background(), os.Args, IO{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: dir}))
+		},
+	})
+}
+
+// TestScripts drives the real de binary through the scripts in
+// testdata/script, one behaviour a script, each in a fresh copy of the
+// course at $WORK/course (without lab/ or .de/, like a fresh clone).
+func TestScripts(t *testing.T) {
+	root, err := course.FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goEnv := map[string]string{}
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		out, err := exec.Command("go", "env", k).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", k, err)
+		}
+		goEnv[k] = strings.TrimSpace(string(out))
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			dst := filepath.Join(env.WorkDir, "course")
+			if err := course.CopyForSuites(root, dst); err != nil {
+				return err
+			}
+			for k, v := range goEnv {
+				env.Setenv(k, v)
+			}
+			env.Setenv("GOPROXY", "off")       // everything is in the module cache already
+			env.Setenv("GOTOOLCHAIN", "local") // never download a toolchain in a test
+			env.Setenv("GOFLAGS", "-mod=readonly")
+			env.Setenv("CI", "true") // plain output
+			// The folder holding the de command, so a script can run de with no go on PATH.
+			env.Setenv("DEBIN", strings.SplitN(env.Getenv("PATH"), string(os.PathListSeparator), 2)[0])
+			env.Cd = dst
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"solve":   cmdSolve,
+			"replace": cmdReplace,
+		},
+	})
+}
+
+// cmdSolve replaces lab/ with the reference solution, renamed to package
+// lab: "a learner who has finished every stage".
+func cmdSolve(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: solve")
+	}
+	lab := ts.MkAbs("lab")
+	old, _ := filepath.Glob(filepath.Join(lab, "*.go"))
+	for _, f := range old {
+		ts.Check(os.Remove(f))
+	}
+	files, err := filepath.Glob(ts.MkAbs("solutions/*.go"))
+	ts.Check(err)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		ts.Check(err)
+		src := strings.Replace(string(data), "package solutions", "package lab", 1)
+		ts.Check(os.WriteFile(filepath.Join(lab, filepath.Base(f)), []byte(src), 0o644))
+	}
+}
+
+// cmdReplace replaces the first occurrence of OLD with NEW in FILE:
+// "replace FILE OLD NEW", for a script that needs a broken lab/.
+func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace FILE OLD NEW")
+	}
+	file := ts.MkAbs(args[0])
+	data, err := os.ReadFile(file)
+	ts.Check(err)
+	if !strings.Contains(string(data), args[1]) {
+		ts.Fatalf("replace: %s does not contain %q", args[0], args[1])
+	}
+	ts.Check(os.WriteFile(file, []byte(strings.Replace(string(data), args[1], args[2], 1)), 0o644))
+}

@@ -1,0 +1,313 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/flk-byo/course/internal/catalog"
+	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/gotest"
+	"github.com/flk-byo/course/internal/term"
+)
+
+func testCommand(io IO) *ucli.Command {
+	return &ucli.Command{
+		Name:  "test",
+		Usage: "run stages 01..current against your lab/ (current first); exit 0 only when all pass",
+		Description: `Each test is shown with what it certifies; each failure with its message and the
+one go test command that re-runs it. With --solution, or LAB_MODULE=solution in the
+environment, the same stages run against the reference solution instead.`,
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "solution", Usage: "test the reference solution instead of lab/"},
+			&ucli.StringFlag{Name: "stage", Usage: "test stages 01..`NN` instead of 01..current"},
+			&ucli.DurationFlag{Name: "timeout", Value: 60 * time.Second, Usage: "time allowed per stage before the running test is reported as hung"},
+			&ucli.BoolFlag{Name: "race", Value: true, Usage: "build with the race detector (needs cgo); --race=false to turn off"},
+		},
+		Action: func(c *ucli.Context) error {
+			e, err := loadEnv(io)
+			if err != nil {
+				return err
+			}
+			return e.test(c.Context, testOptions{
+				solution: c.Bool("solution"),
+				stage:    c.String("stage"),
+				timeout:  c.Duration("timeout"),
+				race:     c.Bool("race"),
+			})
+		},
+	}
+}
+
+type testOptions struct {
+	solution bool
+	stage    string
+	timeout  time.Duration
+	race     bool
+}
+
+// testRun is one `de test`: which stages ran against what, and what came back.
+type testRun struct {
+	tags   string
+	stages []catalog.Stage // current first, then down to 01
+	result *gotest.Result
+}
+
+func (e *env) test(ctx context.Context, o testOptions) error {
+	tags, err := e.tags(o.solution)
+	if err != nil {
+		return err
+	}
+	upTo, err := e.testTarget(o.stage, tags)
+	if err != nil {
+		return err
+	}
+	if tags == "lab" && !course.HasLab(e.root) {
+		return fmt.Errorf("no lab/ folder yet: run de start %s first", e.cat.Stages[0].Ref())
+	}
+	run := &testRun{tags: tags}
+	for _, st := range slices.Backward(e.cat.Stages[:upTo.Number]) {
+		if st.Ready {
+			run.stages = append(run.stages, st)
+		}
+	}
+	opts := gotest.Options{Dir: e.root, Tags: tags, Race: o.race, Timeout: o.timeout}
+	for _, st := range run.stages {
+		opts.Packages = append(opts.Packages, st.Package())
+	}
+	live := newLiveLine(e.Stderr, e.style)
+	opts.OnTest = live.test
+	live.printf("running go test -tags %s on %s …", tags, stageRange(run.stages))
+	run.result, err = gotest.Run(ctx, opts)
+	live.done()
+	if err != nil {
+		return err
+	}
+	ok := e.report(run, upTo)
+	if !ok {
+		return &exitError{code: 1}
+	}
+	if tags == "lab" {
+		for _, st := range run.stages {
+			e.prog.Passed[st.ID()] = true
+		}
+		return e.prog.Save(e.root)
+	}
+	return nil
+}
+
+// tags picks the build tag: the reference with --solution or
+// LAB_MODULE=solution, otherwise the learner's lab/.
+func (e *env) tags(solution bool) (string, error) {
+	switch v := e.Getenv("LAB_MODULE"); v {
+	case "", "lab":
+	case "solution":
+		solution = true
+	default:
+		return "", fmt.Errorf("LAB_MODULE=%q: it must be lab (your code) or solution (the reference)", v)
+	}
+	if solution {
+		return "solution", nil
+	}
+	return "lab", nil
+}
+
+// testTarget is the last stage to test: --stage, else the current stage,
+// else (for the reference only) the last ready stage.
+func (e *env) testTarget(stage, tags string) (catalog.Stage, error) {
+	if stage != "" {
+		st, err := e.cat.Resolve(stage)
+		if err != nil {
+			return st, err
+		}
+		if !st.Ready {
+			return st, fmt.Errorf("stage %s (%s) is not in this version of the course yet", st.Ref(), st.Slug)
+		}
+		return st, nil
+	}
+	if e.prog.Current == "" && tags == "solution" {
+		last := e.cat.Stages[0]
+		for _, st := range e.cat.Stages {
+			if st.Ready {
+				last = st
+			}
+		}
+		return last, nil
+	}
+	return e.current()
+}
+
+// report prints every stage's tests and the summary line, and reports
+// whether everything passed.
+func (e *env) report(run *testRun, target catalog.Stage) bool {
+	s := e.style
+	allOK := len(run.result.Errors) == 0
+	passed, total := 0, 0
+	var firstFailure string
+	for _, st := range run.stages {
+		docs, _ := e.cat.Tests(st)
+		certifies := map[string]string{}
+		for _, d := range docs {
+			certifies[d.Name] = d.Certifies
+		}
+		pkg := run.result.Package(st.Package())
+		e.printf("\n%s", s.Bold(fmt.Sprintf("%s %s", st.Ref(), st.Title)))
+		if pkg == nil {
+			e.printf("  %s\n", s.Red("did not run"))
+			allOK = false
+			continue
+		}
+		e.printf("  %s\n", stageScore(s, pkg))
+		if pkg.BuildError != "" {
+			e.printf("  %s\n%s\n", s.Red("✗ does not compile:"), indent(pkg.BuildError, "      "))
+			allOK = false
+		}
+		for _, t := range pkg.Tests {
+			total++
+			cert := certifies[t.Name]
+			switch t.Status {
+			case gotest.Pass:
+				passed++
+				e.printf("  %s %s %s\n", s.Green("✓"), t.Name, s.Dim(cert))
+				continue
+			case gotest.Skip:
+				e.printf("  %s %s %s\n", s.Yellow("-"), t.Name, s.Dim("skipped"))
+				continue
+			}
+			allOK = false
+			if firstFailure == "" {
+				firstFailure = t.Name
+			}
+			e.printf("  %s %s\n", s.Red("✗"), s.Bold(t.Name))
+			if cert != "" {
+				e.printf("      %s %s\n", s.Dim("certifies:"), cert)
+			}
+			switch {
+			case t.Hung:
+				e.printf("      %s\n", s.Red(fmt.Sprintf("hung: still running when the stage %s — look for a loop or a channel nobody closes", pkg.TimedOut)))
+			case t.NotImplemented != "":
+				e.printf("      %s %s\n", s.Yellow("not implemented yet:"), t.NotImplemented)
+			default:
+				e.printf("%s\n", indent(strings.Join(limitLines(t.Output, 40), "\n"), "      "))
+			}
+			e.printf("      %s %s\n", s.Dim("re-run:"), s.Cyan(rerun(run.tags, t.Name, st)))
+		}
+		if pkg.Crash != "" {
+			allOK = false
+			e.printf("  %s\n%s\n", s.Red("✗ the test binary failed outside any test:"), indent(strings.Join(limitLines(strings.Split(pkg.Crash, "\n"), 30), "\n"), "      "))
+		}
+	}
+	for _, line := range run.result.Errors {
+		e.printf("%s %s\n", s.Red("go:"), line)
+	}
+
+	who := "your lab/"
+	if run.tags == "solution" {
+		who = "the reference solution"
+	}
+	summary := fmt.Sprintf("stage %d of %d — %d/%d passed (%s, %s)", target.Number, len(e.cat.Stages), passed, total, stageRange(run.stages), who)
+	if allOK {
+		e.printf("\n%s\n", s.Green(s.Bold(summary)))
+		if run.tags == "lab" {
+			e.printf("%s\n", e.nextStep(target))
+		}
+	} else {
+		e.printf("\n%s\n", s.Red(s.Bold(summary)))
+		if firstFailure != "" && run.tags == "lab" {
+			e.printf("Next: fix %s first, then run %s again. Stuck? %s\n", firstFailure, s.Cyan("de test"), s.Cyan("de hint"))
+		}
+	}
+	return allOK
+}
+
+func (e *env) nextStep(target catalog.Stage) string {
+	if target.Number < len(e.cat.Stages) {
+		next := e.cat.Stages[target.Number]
+		if next.Ready {
+			return fmt.Sprintf("%s passed. Next: de start %s (%s)", target.Ref(), next.Ref(), next.Title)
+		}
+	}
+	return fmt.Sprintf("%s passed: that is the last stage in this version of the course.", target.Ref())
+}
+
+func stageScore(s term.Style, p *gotest.Package) string {
+	score := fmt.Sprintf("%d/%d passed", p.Passed(), len(p.Tests))
+	if p.OK() {
+		return s.Green(score)
+	}
+	return s.Red(score)
+}
+
+// rerun is the go test command that re-runs one test by itself.
+func rerun(tags, test string, st catalog.Stage) string {
+	return fmt.Sprintf("go test -tags %s -run '^%s$' %s", tags, test, st.Package())
+}
+
+// stageRange names the stages of a run: "stage 01" or "stages 02–01".
+func stageRange(sts []catalog.Stage) string {
+	switch len(sts) {
+	case 0:
+		return "no stages"
+	case 1:
+		return "stage " + sts[0].ID()[:2]
+	}
+	return fmt.Sprintf("stages %s–%s", sts[0].ID()[:2], sts[len(sts)-1].ID()[:2])
+}
+
+func indent(text, prefix string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+func limitLines(lines []string, n int) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	return append(slices.Clone(lines[:n]), fmt.Sprintf("… %d more lines: run the re-run command to see them all", len(lines)-n))
+}
+
+// liveLine shows progress on a terminal while go test runs, on one line
+// that is rewritten and finally erased. Off a terminal it prints nothing,
+// so logs stay clean.
+type liveLine struct {
+	mu     sync.Mutex
+	w      io.Writer
+	on     bool
+	prefix string
+	done_  int
+}
+
+func newLiveLine(w io.Writer, s term.Style) *liveLine { return &liveLine{w: w, on: s.Color} }
+
+func (l *liveLine) printf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.prefix = fmt.Sprintf(format, args...)
+	if l.on {
+		fmt.Fprintf(l.w, "\r\x1b[K%s", l.prefix)
+	}
+}
+
+func (l *liveLine) test(_ string, _ gotest.Test) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.done_++
+	if l.on {
+		fmt.Fprintf(l.w, "\r\x1b[K%s %d tests done", l.prefix, l.done_)
+	}
+}
+
+func (l *liveLine) done() {
+	if l.on {
+		fmt.Fprint(l.w, "\r\x1b[K")
+	}
+}

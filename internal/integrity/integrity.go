@@ -1,0 +1,95 @@
+// Package integrity proves that the course's tests are tests: for each
+// stage N, a scratch copy of the course gets a lab/ composed of the
+// untouched skeletons 01..N, suites 01..N must compile against it, and no
+// test of stage N may pass there. A test that passes on a skeleton cannot
+// fail, and so certifies nothing.
+package integrity
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/flk-byo/course/internal/catalog"
+	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/gotest"
+)
+
+// SkeletonResult is the check of one stage against skeletons 01..N.
+type SkeletonResult struct {
+	Stage    catalog.Stage
+	Tests    int      // tests of stage N that ran
+	Failed   int      // of those, how many failed (all of them, if sound)
+	Problems []string // what is wrong; empty when the stage is sound
+}
+
+// Skeletons checks every given stage. It returns an error only when the
+// check itself could not run; unsound stages are reported in the results.
+// progress, when not nil, is told as each stage starts.
+func Skeletons(ctx context.Context, root string, cat *catalog.Catalog, stages []catalog.Stage, progress func(catalog.Stage)) ([]SkeletonResult, error) {
+	var results []SkeletonResult
+	for _, st := range stages {
+		if progress != nil {
+			progress(st)
+		}
+		r, err := checkStage(ctx, root, cat, st)
+		if err != nil {
+			return results, fmt.Errorf("skeleton check of %s: %w", st.ID(), err)
+		}
+		results = append(results, r)
+	}
+	return results, nil
+}
+
+func checkStage(ctx context.Context, root string, cat *catalog.Catalog, st catalog.Stage) (SkeletonResult, error) {
+	res := SkeletonResult{Stage: st}
+	scratch, err := os.MkdirTemp("", "flk-skeleton-"+st.ID()+"-")
+	if err != nil {
+		return res, err
+	}
+	defer os.RemoveAll(scratch)
+	if err := course.CopyForSuites(root, scratch); err != nil {
+		return res, err
+	}
+	var upTo []catalog.Stage
+	for _, s := range cat.Stages[:st.Number] {
+		if s.Ready {
+			upTo = append(upTo, s)
+		}
+	}
+	if _, err := course.CopySkeletons(scratch, cat, upTo); err != nil {
+		return res, err
+	}
+	opts := gotest.Options{Dir: scratch, Tags: "lab", Timeout: 2 * time.Minute}
+	for _, s := range upTo {
+		opts.Packages = append(opts.Packages, s.Package())
+	}
+	out, err := gotest.Run(ctx, opts)
+	if err != nil {
+		return res, err
+	}
+	for _, s := range upTo {
+		pkg := out.Package(s.Package())
+		switch {
+		case pkg == nil:
+			res.Problems = append(res.Problems, fmt.Sprintf("suite %s did not run against skeletons 01..%02d: %s", s.ID(), st.Number, strings.Join(out.Errors, "; ")))
+		case pkg.BuildError != "":
+			res.Problems = append(res.Problems, fmt.Sprintf("suite %s does not compile against skeletons 01..%02d:\n%s", s.ID(), st.Number, pkg.BuildError))
+		case s == st:
+			for _, t := range pkg.Tests {
+				res.Tests++
+				if t.Status == gotest.Fail {
+					res.Failed++
+				} else {
+					res.Problems = append(res.Problems, fmt.Sprintf("%s %s on the untouched skeleton: it cannot catch a learner who has done nothing", t.Name, t.Status))
+				}
+			}
+			if res.Tests == 0 {
+				res.Problems = append(res.Problems, "no test of the stage ran")
+			}
+		}
+	}
+	return res, nil
+}
