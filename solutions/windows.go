@@ -1,0 +1,260 @@
+package solutions
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/flk-byo/course/kit"
+)
+
+// AssignWindow returns the tumbling window [start, end) of the given size
+// that contains ts: start is ts rounded down (towards minus infinity) to a
+// multiple of size, and end = start + size. So ts == end belongs to the next
+// window, and AssignWindow(-1, 10) is [-10, 0), not [0, 10).
+//
+// size must be positive, and the window must lie within the int64 range.
+func AssignWindow(ts, size int64) (start, end int64) {
+	// Go's % truncates towards zero, so for a negative ts the remainder is
+	// negative (-1 % 10 == -1) and ts - r would round up, into the window
+	// after the right one. Adding size turns it into the distance down to
+	// the floor multiple. This is Flink's TimeWindow.getWindowStartWithOffset
+	// with offset 0 (FLINK-26334 fixed the same bug there).
+	r := ts % size
+	if r < 0 {
+		r += size
+	}
+	start = ts - r
+	return start, start + size
+}
+
+// Config configures a Processor. Times are milliseconds of event time.
+type Config struct {
+	// WindowSize is the length of each tumbling window; it must be positive.
+	WindowSize int64
+	// WatermarkDelay is the disorder tolerated before a window's first
+	// result: the watermark trails the largest timestamp seen by this much.
+	// It must not be negative.
+	WatermarkDelay int64
+	// AllowedLateness is how long a window keeps its state after it has
+	// fired, to correct its result when a late event arrives (stage 03).
+	// Zero, the stage-01 behaviour, drops a window as soon as it fires.
+	// It must not be negative.
+	AllowedLateness int64
+}
+
+// Processor counts and sums events per key in event-time tumbling windows
+// and emits each window's results when the watermark reaches the window's
+// end. It is not safe for concurrent use.
+type Processor struct {
+	cfg Config
+
+	// watermark is max(largest timestamp seen − WatermarkDelay, highest
+	// AdvanceWatermark); math.MinInt64 until either happens. It never goes
+	// back.
+	watermark int64
+
+	// seen holds every event ID ever processed, counted or late, so that a
+	// redelivered event is a no-op. It grows with the input: a real job
+	// bounds it with state TTL; the course keeps the contract simple.
+	seen map[string]struct{}
+
+	// windows holds the state of every window that has not expired, by end.
+	windows map[int64]*window
+	// ends holds the keys of windows, ascending. Windows fire and expire in
+	// end order, so the ones due are always a run at (or near) the front,
+	// found without scanning all state.
+	ends []int64
+
+	// late is the side output: events whose window had expired when they
+	// arrived, in arrival order.
+	late []kit.Event
+}
+
+// window is the state of one tumbling window: a running count and sum per
+// key that has events in it.
+type window struct {
+	start, end int64
+	perKey     map[string]*tally
+}
+
+// tally is the running aggregate of one key in one window.
+type tally struct {
+	count, sum int64
+}
+
+// NewProcessor returns an empty Processor for cfg, or an error naming the
+// first invalid field: WindowSize ≤ 0, WatermarkDelay < 0 or
+// AllowedLateness < 0.
+func NewProcessor(cfg Config) (*Processor, error) {
+	switch {
+	case cfg.WindowSize <= 0:
+		return nil, fmt.Errorf("windows: WindowSize must be positive, got %d", cfg.WindowSize)
+	case cfg.WatermarkDelay < 0:
+		return nil, fmt.Errorf("windows: WatermarkDelay must not be negative, got %d", cfg.WatermarkDelay)
+	case cfg.AllowedLateness < 0:
+		return nil, fmt.Errorf("windows: AllowedLateness must not be negative, got %d", cfg.AllowedLateness)
+	}
+	return &Processor{
+		cfg:       cfg,
+		watermark: math.MinInt64,
+		seen:      make(map[string]struct{}),
+		windows:   make(map[int64]*window),
+	}, nil
+}
+
+// Process adds e to its window and returns the results this event caused,
+// ordered by (End, Start, Key): the windows that fire because e raised the
+// watermark and, with allowed lateness, the corrected result of e's own
+// window if that window had already fired. An event whose ID was seen
+// before is ignored; an event whose window has expired goes to Late.
+func (p *Processor) Process(e kit.Event) []kit.Result {
+	// 1. Dedup first: a redelivered event must have no effect at all, not
+	// even on the watermark or the side output, whatever its fields say.
+	if _, dup := p.seen[e.ID]; dup {
+		return nil
+	}
+	p.seen[e.ID] = struct{}{}
+
+	// 2. Lateness is judged against the watermark this event arrived to,
+	// before its own timestamp raises it. In Flink the watermark an event
+	// gives rise to travels behind the event, so the window operator always
+	// sees the element first; and the promise "nothing at or below the
+	// watermark is still to come" was made before this event existed.
+	start, end := AssignWindow(e.TS, p.cfg.WindowSize)
+	if p.watermark >= p.cleanupTime(end) {
+		p.late = append(p.late, e)
+		return nil
+	}
+
+	// 3. Update the state. The window may be new, open, or (with allowed
+	// lateness) fired but not yet expired.
+	w := p.windows[end]
+	if w == nil {
+		w = p.openWindow(start, end)
+	}
+	t := w.perKey[e.Key]
+	existed := t != nil
+	if !existed {
+		t = &tally{}
+		w.perKey[e.Key] = t
+	}
+	t.count++
+	t.sum += e.Value
+
+	var out []kit.Result
+	if end <= p.watermark {
+		// The watermark has passed this window's end, so the window has
+		// fired (every window with end ≤ watermark has). Its results are out
+		// already: emit this key's corrected result at once. It is an update
+		// only if this key had been emitted before; a key new to the window
+		// is emitted for the first time. (Unreachable with AllowedLateness 0,
+		// where end ≤ watermark means expired.)
+		out = append(out, w.result(e.Key, t, existed))
+	}
+
+	// 4. Only now let the event raise the watermark and fire what is due.
+	// An event can never close its own window this way (ts − delay < end),
+	// so counting it first is what makes every fired result include it.
+	return p.advanceTo(minusSaturating(e.TS, p.cfg.WatermarkDelay), out)
+}
+
+// AdvanceWatermark raises the watermark to wm, as a watermark from an
+// upstream operator would, and returns the results of the windows that fire,
+// ordered by (End, Start, Key). A wm at or below the current watermark
+// changes nothing: watermarks never go back.
+func (p *Processor) AdvanceWatermark(wm int64) []kit.Result {
+	return p.advanceTo(wm, nil)
+}
+
+// Watermark returns the current watermark: math.MinInt64 before any event
+// or AdvanceWatermark, math.MaxInt64 after Flush.
+func (p *Processor) Watermark() int64 {
+	return p.watermark
+}
+
+// Flush ends a bounded input: it fires every window that has not fired yet
+// and returns their results, ordered by (End, Start, Key). Like Flink's final
+// Long.MAX_VALUE watermark, it leaves the watermark at math.MaxInt64, so
+// every later event goes to Late.
+func (p *Processor) Flush() []kit.Result {
+	return p.advanceTo(math.MaxInt64, nil)
+}
+
+// Late returns every event sent to the side output so far (events whose
+// window had expired when they arrived), in arrival order. The slice is the
+// caller's: later processing does not change it.
+func (p *Processor) Late() []kit.Event {
+	return slices.Clone(p.late)
+}
+
+// advanceTo raises the watermark to wm if that is higher, appends the
+// results of every window that fires to out, drops the state of every
+// window that expires, and returns out sorted by (End, Start, Key).
+func (p *Processor) advanceTo(wm int64, out []kit.Result) []kit.Result {
+	if wm > p.watermark {
+		old := p.watermark
+		p.watermark = wm
+
+		// A window fires when the watermark first reaches its end, so the
+		// windows to fire now are exactly those with old < end ≤ wm: a
+		// contiguous run of the sorted ends. Those with end ≤ old fired
+		// earlier and may only be waiting to expire. (old < wm, so old+1
+		// cannot overflow.)
+		i, _ := slices.BinarySearch(p.ends, old+1)
+		for _, end := range p.ends[i:] {
+			if end > wm {
+				break
+			}
+			w := p.windows[end]
+			for key, t := range w.perKey {
+				out = append(out, w.result(key, t, false))
+			}
+		}
+
+		// Expire after firing: a window that fires and expires in the same
+		// step (always, with AllowedLateness 0) still emits first. Cleanup
+		// times grow with end, so the expired windows are a prefix.
+		n := 0
+		for n < len(p.ends) && p.cleanupTime(p.ends[n]) <= wm {
+			delete(p.windows, p.ends[n])
+			n++
+		}
+		p.ends = p.ends[n:]
+	}
+	// Windows were visited in end order, but keys come from a map: sort.
+	return kit.SortResults(out)
+}
+
+// openWindow creates the empty state of window [start, end).
+func (p *Processor) openWindow(start, end int64) *window {
+	w := &window{start: start, end: end, perKey: make(map[string]*tally)}
+	p.windows[end] = w
+	i, _ := slices.BinarySearch(p.ends, end)
+	p.ends = slices.Insert(p.ends, i, end)
+	return w
+}
+
+// cleanupTime returns the watermark at which window state ending at end
+// expires: end + AllowedLateness, or math.MaxInt64 if that overflows (as in
+// Flink's WindowOperator.cleanupTime).
+func (p *Processor) cleanupTime(end int64) int64 {
+	if end > math.MaxInt64-p.cfg.AllowedLateness {
+		return math.MaxInt64
+	}
+	return end + p.cfg.AllowedLateness
+}
+
+// result is the current result of key, whose tally in w is t.
+func (w *window) result(key string, t *tally, isUpdate bool) kit.Result {
+	return kit.Result{Key: key, Start: w.start, End: w.end, Count: t.count, Sum: t.sum, IsUpdate: isUpdate}
+}
+
+// minusSaturating returns a − b for b ≥ 0, or math.MinInt64 if that would
+// underflow: the watermark of a timestamp near math.MinInt64.
+func minusSaturating(a, b int64) int64 {
+	if a < math.MinInt64+b {
+		return math.MinInt64
+	}
+	return a - b
+}

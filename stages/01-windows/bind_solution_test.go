@@ -1,0 +1,17 @@
+//go:build solution
+
+package windows
+
+import impl "github.com/flk-byo/course/solutions"
+
+// The stage 01 API, bound to impl: package lab under -tags lab, package
+// solutions under -tags solution.
+type (
+	Config    = impl.Config
+	Processor = impl.Processor
+)
+
+var (
+	AssignWindow = impl.AssignWindow
+	NewProcessor = impl.NewProcessor
+)
