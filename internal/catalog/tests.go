@@ -48,10 +48,16 @@ func (c *Catalog) Tests(s Stage) ([]TestDoc, error) {
 	return docs, nil
 }
 
-// isTestFunc reports whether fn is a top-level test: TestXxx(t *testing.T).
+// isTestFunc reports whether fn is a top-level test, TestXxx(t *testing.T),
+// or a fuzz target, FuzzXxx(f *testing.F), which go test runs on its seed
+// corpus like a test.
 func isTestFunc(fn *ast.FuncDecl) bool {
 	name := fn.Name.Name
-	if !strings.HasPrefix(name, "Test") || name == "TestMain" {
+	prefix, typ := "Test", "T"
+	if strings.HasPrefix(name, "Fuzz") {
+		prefix, typ = "Fuzz", "F"
+	}
+	if !strings.HasPrefix(name, prefix) || name == "TestMain" {
 		return false
 	}
 	params := fn.Type.Params.List
@@ -63,7 +69,7 @@ func isTestFunc(fn *ast.FuncDecl) bool {
 		return false
 	}
 	sel, ok := star.X.(*ast.SelectorExpr)
-	return ok && sel.Sel.Name == "T"
+	return ok && sel.Sel.Name == typ
 }
 
 // certifies extracts "<line>" from "TestName certifies that <line>." The

@@ -14,6 +14,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -112,4 +113,28 @@ func nameSeed(name string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(name))
 	return h.Sum64()
+}
+
+// ChildEnv names the environment variable that tells a test it is running
+// as a child process started by RunChild, and in which role.
+const ChildEnv = "FLK_CHILD"
+
+// ChildRole returns the role this process was started in by RunChild, or
+// "" in the ordinary (parent) run.
+func ChildRole() string { return os.Getenv(ChildEnv) }
+
+// RunChild runs the test named test again in a fresh process of this test
+// binary (built with -race if this one was), with FLK_CHILD=role and the
+// extra environment entries env, and returns its combined output and its
+// error, nil when the child's test passed. A fresh process is what proves
+// that something does not depend on the process: a hash, a restore, a
+// recovery after a crash.
+func RunChild(test, role string, env ...string) ([]byte, error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	// Under -race a process sleeps a second at exit (GORACE's
+	// atexit_sleep_ms defaults to 1000); the child has nothing to wait for.
+	cmd.Env = append(os.Environ(), ChildEnv+"="+role,
+		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	cmd.Env = append(cmd.Env, env...)
+	return cmd.CombinedOutput()
 }

@@ -6,8 +6,6 @@ import (
 	"cmp"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
@@ -210,22 +208,6 @@ func mustPanic(t *testing.T, call string, why string, f func()) {
 				"check the argument first, so the caller reads what was wrong and not a symptom of it", call, fmt.Sprint(r))
 		}
 	}
-}
-
-// childEnv switches a test that re-runs itself in a child process into its
-// child role; the value names the role ("partitions", "race").
-const childEnv = "FLK_CHILD"
-
-// runChild runs the test named test again in a fresh process of this test
-// binary (built with -race if this one was), with FLK_CHILD=role, and
-// returns its combined output and its error, nil when the test passed.
-func runChild(test, role string) ([]byte, error) {
-	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
-	// Under -race a process sleeps a second at exit (GORACE's
-	// atexit_sleep_ms defaults to 1000); the child has nothing to wait for.
-	cmd.Env = append(os.Environ(), childEnv+"="+role,
-		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	return cmd.CombinedOutput()
 }
 
 // errorCap reports the first few failures of a check and then only counts,

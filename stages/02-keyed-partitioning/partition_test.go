@@ -4,7 +4,6 @@ package keyedpartitioning
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -140,13 +139,13 @@ func partitionReport() []string {
 // per process and fail this test.
 func TestPartitionStableAcrossProcesses(t *testing.T) {
 	defer suite.Recover(t)
-	if os.Getenv(childEnv) == "partitions" {
+	if suite.ChildRole() == "partitions" {
 		fmt.Println(strings.Join(partitionReport(), "\n"))
 		return
 	}
 	want := partitionReport()
 
-	out, err := runChild("TestPartitionStableAcrossProcesses", "partitions")
+	out, err := suite.RunChild("TestPartitionStableAcrossProcesses", "partitions")
 	if err != nil {
 		t.Fatalf("the child process failed (%v); its output:\n%s", err, out)
 	}

@@ -5,7 +5,6 @@ package keyedpartitioning
 import (
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -334,7 +333,7 @@ func TestEmptyStreamReducesToEmptyMap(t *testing.T) {
 // here is the child, so this test can still say what went wrong.
 func TestRunParallelIsRaceFree(t *testing.T) {
 	defer suite.Recover(t)
-	if os.Getenv(childEnv) == "race" {
+	if suite.ChildRole() == "race" {
 		reduceManyKeys(t)
 		return
 	}
@@ -345,7 +344,7 @@ func TestRunParallelIsRaceFree(t *testing.T) {
 		t.Fatalf("RunParallel(Reduce(sum, 1)) over %+v = %+v, want key a with Val 3 only", one, got)
 	}
 
-	out, err := runChild("TestRunParallelIsRaceFree", "race")
+	out, err := suite.RunChild("TestRunParallelIsRaceFree", "race")
 	if err == nil {
 		return
 	}
