@@ -149,7 +149,7 @@ func (e *env) report(run *testRun, target catalog.Stage) bool {
 	s := e.style
 	allOK := len(run.result.Errors) == 0
 	passed, total := 0, 0
-	var firstFailure string
+	var firstFailure, shownBuildError string
 	for _, st := range run.stages {
 		docs, _ := e.cat.Tests(st)
 		certifies := map[string]string{}
@@ -165,8 +165,13 @@ func (e *env) report(run *testRun, target catalog.Stage) bool {
 		}
 		e.printf("  %s\n", stageScore(s, pkg))
 		if pkg.BuildError != "" {
-			e.printf("  %s\n%s\n", s.Red("✗ does not compile:"), indent(pkg.BuildError, "      "))
 			allOK = false
+			if pkg.BuildError == shownBuildError {
+				e.printf("  %s\n", s.Red("✗ does not compile: the same errors as above"))
+			} else {
+				e.printf("  %s\n%s\n", s.Red("✗ does not compile:"), indent(pkg.BuildError, "      "))
+				shownBuildError = pkg.BuildError
+			}
 		}
 		for _, t := range pkg.Tests {
 			total++
@@ -219,7 +224,11 @@ func (e *env) report(run *testRun, target catalog.Stage) bool {
 		}
 	} else {
 		e.printf("\n%s\n", s.Red(s.Bold(summary)))
-		if firstFailure != "" && run.tags == "lab" {
+		switch {
+		case run.tags != "lab":
+		case shownBuildError != "":
+			e.printf("Next: fix the compile errors above, then run %s again.\n", s.Cyan("de test"))
+		case firstFailure != "":
 			e.printf("Next: fix %s first, then run %s again. Stuck? %s\n", firstFailure, s.Cyan("de test"), s.Cyan("de hint"))
 		}
 	}

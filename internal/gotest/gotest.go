@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"regexp"
@@ -230,6 +231,17 @@ func (h *handler) Err(text string) error {
 	return nil
 }
 
+// allBuildOutput returns the compiler output of every package, by import path.
+func (h *handler) allBuildOutput() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var parts []string
+	for _, path := range slices.Sorted(maps.Keys(h.build)) {
+		parts = append(parts, strings.TrimSpace(h.build[path].String()))
+	}
+	return strings.Join(parts, "\n")
+}
+
 var timedOutRe = regexp.MustCompile(`^\s+(Test\S*) \(`)
 
 // collect builds the result of each requested package from the execution.
@@ -255,6 +267,12 @@ func collect(ex *testjson.Execution, patterns []string, h *handler) *Result {
 					hung[strings.SplitN(m[1], "/", 2)[0]] = true
 				}
 			}
+		}
+		if p.BuildError == "" && (strings.Contains(pkgOut.String(), "[build failed]") || strings.Contains(pkgOut.String(), "[setup failed]")) {
+			// The package itself compiled but a dependency did not (the
+			// learner's lab, typically): its errors are under that
+			// dependency's import path.
+			p.BuildError = h.allBuildOutput()
 		}
 		cases := pkg.TestCases()
 		slices.SortStableFunc(cases, func(a, b testjson.TestCase) int { return a.ID - b.ID })

@@ -101,3 +101,12 @@ func TestArgs(t *testing.T) {
 	o := Options{Tags: "lab", Race: true, Timeout: 0, Run: "^TestX$", Packages: []string{"./stages/01-windows"}}
 	assert.Equal(t, []string{"test", "-json", "-tags", "lab", "-race", "-run", "^TestX$", "./stages/01-windows"}, o.Args())
 }
+
+func TestParseDependencyBuildFailureShowsItsErrors(t *testing.T) {
+	res := parseFile(t, "depbroken.json", "./uses")
+	require.Len(t, res.Packages, 1)
+	p := res.Packages[0]
+	assert.Contains(t, p.BuildError, `broken.go:`, "a suite whose dependency (the learner's lab) does not compile shows that dependency's errors")
+	assert.Empty(t, p.Crash, "a build failure is not a crash")
+	assert.False(t, p.OK())
+}
