@@ -160,6 +160,8 @@ func (t Timeline) windowState(start, end int64) string {
 		return "expired, never fired"
 	case fired:
 		return "fired"
+	case t.Watermark != math.MinInt64 && t.Watermark >= end:
+		return "due, not fired" // the watermark passed its end, yet no result: a bug, or a window still to fire
 	}
 	return "open"
 }
