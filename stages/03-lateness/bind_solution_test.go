@@ -1,0 +1,18 @@
+//go:build solution
+
+package lateness
+
+import impl "github.com/flk-byo/course/solutions"
+
+// The stage 01 API, whose Config.AllowedLateness stage 03 gives meaning,
+// bound to impl: package lab under -tags lab, package solutions under
+// -tags solution.
+type (
+	Config    = impl.Config
+	Processor = impl.Processor
+)
+
+var (
+	AssignWindow = impl.AssignWindow
+	NewProcessor = impl.NewProcessor
+)

@@ -1,0 +1,4 @@
+// Package lateness is the suite of stage 03, allowed lateness.
+// Its tests build only with -tags lab (the learner's code) or -tags
+// solution (the reference); see bind_lab_test.go and bind_solution_test.go.
+package lateness
