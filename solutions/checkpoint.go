@@ -1,0 +1,346 @@
+package solutions
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"slices"
+)
+
+// A snapshot is a savepoint: bytes a person may keep for months, move to
+// another machine and restore with a later build. So the format is written
+// down here, versioned, and checked before it is trusted.
+//
+// Format version 1. A snapshot is a 17-byte header and a body:
+//
+//	offset  size  field
+//	0       4     magic "FLKS"
+//	4       1     format version: 1
+//	5       8     body length in bytes, uint64 big-endian
+//	13      4     CRC-32C (Castagnoli) of the body, uint32 big-endian
+//	17      …     body
+//
+// In the body, "uvarint" and "varint" are encoding/binary's variable-length
+// integers (varint is zig-zag, for values that may be negative), and a
+// string is a uvarint byte length followed by the bytes. Fields in order:
+//
+//	config      varint WindowSize, varint WatermarkDelay, varint AllowedLateness
+//	watermark   varint (math.MinInt64 before any event, math.MaxInt64 after Flush)
+//	seen IDs    uvarint n, then n strings in ascending byte order
+//	windows     uvarint n, then n windows in ascending end order, each:
+//	              varint start, varint end,
+//	              uvarint k, then k entries in ascending key order, each:
+//	                string key, uvarint count, varint sum
+//
+// Every window in a snapshot is unexpired and has at least one key. There
+// is no "fired" flag: a window has fired exactly when end ≤ watermark (the
+// watermark fires every window it reaches), so the watermark carries it.
+// The side output is not in the snapshot: it is output, not state.
+//
+// Everything is written in a canonical order, never in map order, so equal
+// state gives equal bytes. A decoder accepts only what an encoder writes:
+// no trailing bytes, no repeated or unordered IDs, windows or keys.
+const (
+	snapshotMagic   = "FLKS"
+	snapshotVersion = 1 // the version Snapshot writes
+
+	headerLen = 4 + 1 + 8 + 4 // magic, version, body length, checksum
+)
+
+// castagnoli is the CRC-32C table, the checksum of the body. A CRC detects
+// every change of one byte (every burst of up to 32 bits, in fact), which
+// is what a flipped bit on a disk or a torn copy looks like.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Snapshot returns all of p's state, encoded in format version 1 (see the
+// comment above): the config, the watermark, every seen event ID, and every
+// unexpired window with its per-key counts and sums. The side output is
+// not included. The bytes are the caller's: later processing never changes
+// them, and equal state gives equal bytes. The error is always nil here; it
+// is in the signature for implementations that can fail.
+func (p *Processor) Snapshot() ([]byte, error) {
+	// Encode the body into a fresh buffer, after room for the header: the
+	// bytes share nothing with p, so p can go on processing at once (what
+	// Flink's asynchronous snapshots achieve with copy-on-write state).
+	buf := make([]byte, headerLen, 256)
+
+	buf = binary.AppendVarint(buf, p.cfg.WindowSize)
+	buf = binary.AppendVarint(buf, p.cfg.WatermarkDelay)
+	buf = binary.AppendVarint(buf, p.cfg.AllowedLateness)
+	buf = binary.AppendVarint(buf, p.watermark)
+
+	// Maps iterate in random order; sort so that equal state gives equal bytes.
+	ids := make([]string, 0, len(p.seen))
+	for id := range p.seen {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	buf = binary.AppendUvarint(buf, uint64(len(ids)))
+	for _, id := range ids {
+		buf = appendString(buf, id)
+	}
+
+	// p.ends is already in ascending order; only the keys need sorting.
+	buf = binary.AppendUvarint(buf, uint64(len(p.ends)))
+	var keys []string
+	for _, end := range p.ends {
+		w := p.windows[end]
+		buf = binary.AppendVarint(buf, w.start)
+		buf = binary.AppendVarint(buf, w.end)
+		keys = keys[:0]
+		for k := range w.perKey {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		buf = binary.AppendUvarint(buf, uint64(len(keys)))
+		for _, k := range keys {
+			t := w.perKey[k]
+			buf = appendString(buf, k)
+			buf = binary.AppendUvarint(buf, uint64(t.count))
+			buf = binary.AppendVarint(buf, t.sum)
+		}
+	}
+
+	body := buf[headerLen:]
+	copy(buf, snapshotMagic)
+	buf[4] = snapshotVersion
+	binary.BigEndian.PutUint64(buf[5:13], uint64(len(body)))
+	binary.BigEndian.PutUint32(buf[13:17], crc32.Checksum(body, castagnoli))
+	return buf, nil
+}
+
+// appendString appends s as a uvarint length and its bytes.
+func appendString(buf []byte, s string) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(s)))
+	return append(buf, s...)
+}
+
+// RestoreProcessor returns a Processor with the state saved in snapshot, as
+// returned by Snapshot, ready to continue where that processor was: the
+// same config, watermark, seen IDs and windows (fired or not), and an empty
+// side output. It checks, in this order, the magic, the format version (an
+// unknown version is an error that says so), the length and the checksum,
+// and only then decodes. Empty, truncated, corrupted or otherwise invalid
+// input gives a nil Processor and an error, never a panic. The Processor
+// shares no memory with snapshot.
+func RestoreProcessor(snapshot []byte) (*Processor, error) {
+	if len(snapshot) < len(snapshotMagic) || string(snapshot[:len(snapshotMagic)]) != snapshotMagic {
+		return nil, fmt.Errorf("checkpoint: not a snapshot: it does not start with %q", snapshotMagic)
+	}
+	if len(snapshot) == len(snapshotMagic) {
+		return nil, errors.New("checkpoint: snapshot truncated: no format version after the magic")
+	}
+
+	// The version decides how to read everything after it, the rest of the
+	// header included. This switch is where a format change goes: keep
+	// `case 1` reading version-1 bytes (into the current Processor) for as
+	// long as users may hold old savepoints, and add `case 2` for the new
+	// layout. That is also why the version comes before the checksum: a
+	// newer savepoint is reported as one, not as corrupt.
+	switch v := snapshot[4]; v {
+	case 1:
+		body, err := verifiedBody(snapshot)
+		if err != nil {
+			return nil, err
+		}
+		p, err := decodeV1(body)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: snapshot corrupt: %w", err)
+		}
+		return p, nil
+	default:
+		return nil, fmt.Errorf("checkpoint: unsupported snapshot format version %d (this build reads version %d)", v, snapshotVersion)
+	}
+}
+
+// verifiedBody returns the body of a version-1 framed snapshot after
+// checking its length and checksum: any changed, missing or extra byte is
+// an error here, before a single field is decoded.
+func verifiedBody(snapshot []byte) ([]byte, error) {
+	if len(snapshot) < headerLen {
+		return nil, fmt.Errorf("checkpoint: snapshot truncated: %d bytes, shorter than its %d-byte header", len(snapshot), headerLen)
+	}
+	want := binary.BigEndian.Uint64(snapshot[5:13])
+	body := snapshot[headerLen:]
+	switch {
+	case uint64(len(body)) < want:
+		return nil, fmt.Errorf("checkpoint: snapshot truncated: header says %d body bytes, found %d", want, len(body))
+	case uint64(len(body)) > want:
+		return nil, fmt.Errorf("checkpoint: snapshot corrupt: %d bytes after the %d-byte body", uint64(len(body))-want, want)
+	}
+	if got, sum := crc32.Checksum(body, castagnoli), binary.BigEndian.Uint32(snapshot[13:17]); got != sum {
+		return nil, fmt.Errorf("checkpoint: snapshot corrupt: body checksum is %08x, header says %08x", got, sum)
+	}
+	return body, nil
+}
+
+// decodeV1 decodes a version-1 body whose checksum has been verified. It
+// still validates every field: the checksum proves the bytes are the ones
+// written, not that the writer was right, and a Processor restored from
+// inconsistent state would fail much later and far from the cause.
+func decodeV1(body []byte) (*Processor, error) {
+	r := &reader{buf: body}
+	cfg := Config{WindowSize: r.varint(), WatermarkDelay: r.varint(), AllowedLateness: r.varint()}
+	watermark := r.varint()
+	if r.err != nil {
+		return nil, r.err
+	}
+	p, err := NewProcessor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("invalid config: %w", err)
+	}
+	p.watermark = watermark
+
+	n := r.count()
+	p.seen = make(map[string]struct{}, n)
+	prev := ""
+	for i := range n {
+		id := r.string()
+		if r.err != nil {
+			return nil, r.err
+		}
+		if i > 0 && id <= prev {
+			return nil, fmt.Errorf("seen ID %q is not after %q", id, prev)
+		}
+		p.seen[id] = struct{}{}
+		prev = id
+	}
+
+	n = r.count()
+	p.ends = make([]int64, 0, n)
+	for range n {
+		start, end := r.varint(), r.varint()
+		if r.err != nil {
+			return nil, r.err
+		}
+		if err := p.checkWindow(start, end); err != nil {
+			return nil, err
+		}
+		w := &window{start: start, end: end, perKey: make(map[string]*tally)}
+		k := r.count()
+		if r.err != nil {
+			return nil, r.err
+		}
+		if k == 0 {
+			return nil, fmt.Errorf("window [%d,%d) has no keys", start, end)
+		}
+		prev := ""
+		for i := range k {
+			key, count, sum := r.string(), r.uvarint(), r.varint()
+			if r.err != nil {
+				return nil, r.err
+			}
+			if i > 0 && key <= prev {
+				return nil, fmt.Errorf("key %q of window [%d,%d) is not after %q", key, start, end, prev)
+			}
+			if count == 0 || count > math.MaxInt64 {
+				return nil, fmt.Errorf("key %q of window [%d,%d) has count %d", key, start, end, count)
+			}
+			w.perKey[key] = &tally{count: int64(count), sum: sum}
+			prev = key
+		}
+		p.windows[end] = w
+		p.ends = append(p.ends, end)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if len(r.buf) > 0 {
+		return nil, fmt.Errorf("%d unread bytes after the last window", len(r.buf))
+	}
+	return p, nil
+}
+
+// checkWindow returns an error unless [start, end) is a window of p's size,
+// after the window last restored, and not yet expired at p's watermark.
+func (p *Processor) checkWindow(start, end int64) error {
+	size := p.cfg.WindowSize
+	if start > math.MaxInt64-size || end != start+size {
+		return fmt.Errorf("window [%d,%d) is not %d long", start, end, size)
+	}
+	if s, _ := AssignWindow(start, size); s != start {
+		return fmt.Errorf("window [%d,%d) does not start at a multiple of %d", start, end, size)
+	}
+	if n := len(p.ends); n > 0 && end <= p.ends[n-1] {
+		return fmt.Errorf("window [%d,%d) is not after the window ending at %d", start, end, p.ends[n-1])
+	}
+	if p.watermark >= p.cleanupTime(end) {
+		return fmt.Errorf("window [%d,%d) had expired at watermark %d", start, end, p.watermark)
+	}
+	return nil
+}
+
+// errShort is the error of a body that ends inside a field.
+var errShort = errors.New("body ends inside a field")
+
+// reader decodes a body front to back. The first error sticks: every later
+// read returns a zero value, so a decoder checks r.err once per record
+// instead of after every field.
+type reader struct {
+	buf []byte
+	err error
+}
+
+func (r *reader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.buf)
+	if n <= 0 { // 0: the buffer ended; < 0: more than 64 bits
+		r.err = errShort
+		if n < 0 {
+			r.err = errors.New("integer overflows 64 bits")
+		}
+		return 0
+	}
+	r.buf = r.buf[n:]
+	return v
+}
+
+func (r *reader) varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.buf)
+	if n <= 0 {
+		r.err = errShort
+		if n < 0 {
+			r.err = errors.New("integer overflows 64 bits")
+		}
+		return 0
+	}
+	r.buf = r.buf[n:]
+	return v
+}
+
+// count reads the number of items that follow. Each item takes at least
+// one byte, so a count above the bytes left is corrupt: checking it here
+// keeps a bad count from allocating gigabytes before the decoder notices.
+func (r *reader) count() int {
+	n := r.uvarint()
+	if r.err == nil && n > uint64(len(r.buf)) {
+		r.err = fmt.Errorf("count %d is more than the %d bytes left", n, len(r.buf))
+	}
+	if r.err != nil {
+		return 0
+	}
+	return int(n)
+}
+
+// string reads a uvarint length and that many bytes, copied: the Processor
+// must not keep the caller's snapshot alive, nor change if the caller
+// reuses it.
+func (r *reader) string() string {
+	n := r.uvarint()
+	if r.err == nil && n > uint64(len(r.buf)) {
+		r.err = errShort
+	}
+	if r.err != nil {
+		return ""
+	}
+	s := string(r.buf[:n]) // string() of a byte slice copies
+	r.buf = r.buf[n:]
+	return s
+}

@@ -1,0 +1,4 @@
+// Package checkpoint is the suite of stage 04, checkpoint and restore.
+// Its tests build only with -tags lab (the learner's code) or -tags
+// solution (the reference); see bind_lab_test.go and bind_solution_test.go.
+package checkpoint

@@ -1,0 +1,592 @@
+//go:build lab || solution
+
+package checkpoint
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/flk-byo/course/kit"
+)
+
+// ev returns the event id key@ts=value.
+func ev(id, key string, ts, value int64) kit.Event {
+	return kit.Event{ID: id, Key: key, TS: ts, Value: value}
+}
+
+// res returns the first (non-update) result of key in [start, end).
+func res(key string, start, end, count, sum int64) kit.Result {
+	return kit.Result{Key: key, Start: start, End: end, Count: count, Sum: sum}
+}
+
+// upd returns a corrected result (IsUpdate) of key in [start, end).
+func upd(key string, start, end, count, sum int64) kit.Result {
+	r := res(key, start, end, count, sum)
+	r.IsUpdate = true
+	return r
+}
+
+// newProcessor returns a new Processor for cfg; it stops the test if
+// NewProcessor rejects this valid config.
+func newProcessor(t testing.TB, cfg Config) *Processor {
+	t.Helper()
+	p, err := NewProcessor(cfg)
+	if err != nil || p == nil {
+		t.Fatalf("NewProcessor(%+v) = %v, %v; want a processor and no error: the config is valid", cfg, p, err)
+	}
+	return p
+}
+
+// snapshotOf returns p.Snapshot(); it stops the test if Snapshot fails or
+// returns no bytes.
+func snapshotOf(t testing.TB, p *Processor) []byte {
+	t.Helper()
+	b, err := p.Snapshot()
+	if err != nil {
+		t.Fatalf("Snapshot() returned the error %v; want the processor's state: encoding state in memory cannot fail", err)
+	}
+	if len(b) < 5 {
+		t.Fatalf("Snapshot() returned %d bytes (%q); a snapshot begins with \"FLKS\" and a version byte", len(b), b)
+	}
+	return b
+}
+
+// restoreOf returns RestoreProcessor(snap) for a snapshot that Snapshot
+// returned; it stops the test if that fails.
+func restoreOf(t testing.TB, snap []byte) *Processor {
+	t.Helper()
+	p, err := RestoreProcessor(snap)
+	if err != nil || p == nil {
+		t.Fatalf("RestoreProcessor(a %d-byte snapshot that Snapshot returned) = %v, %v; want a processor and no error",
+			len(snap), p, err)
+	}
+	return p
+}
+
+// tryRestore calls RestoreProcessor(input) and returns what it returned,
+// or the value it panicked with and where. A skeleton's "TODO" panic is
+// passed on, so that suite.Recover reports the test as not implemented yet.
+func tryRestore(input []byte) (p *Processor, err error, panicked any) {
+	defer func() {
+		if r := recover(); r != nil {
+			if strings.HasPrefix(fmt.Sprint(r), "TODO") {
+				panic(r)
+			}
+			p, err, panicked = nil, nil, fmt.Sprintf("%v\n%s", r, panicSite(debug.Stack()))
+		}
+	}()
+	p, err = RestoreProcessor(input)
+	return p, err, nil
+}
+
+// panicSite returns the frames of a panicking goroutine's stack that are
+// the code under test: not the runtime, not the testing package, not this
+// suite. That is where the missing length check goes.
+func panicSite(stack []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(stack)), "\n")
+	var out []string
+	for i := 1; i+1 < len(lines); i += 2 {
+		fn, file := lines[i], strings.TrimSpace(lines[i+1])
+		if strings.HasPrefix(fn, "runtime") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "testing.") || strings.HasPrefix(fn, "created by") ||
+			strings.Contains(fn, "/stages/") || strings.Contains(fn, "/internal/suite.") {
+			continue
+		}
+		if out = append(out, "    "+fn+"\n        "+file); len(out) == 4 {
+			break
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// expectRestoreError fails t unless RestoreProcessor(input) returns a nil
+// Processor and an error, without panicking. what names the input, why
+// says why it must be rejected. It returns the error, or nil after failing t.
+func expectRestoreError(t testing.TB, what string, input []byte, why string) error {
+	t.Helper()
+	p, err, panicked := tryRestore(input)
+	switch {
+	case panicked != nil:
+		t.Errorf("RestoreProcessor(%s) panicked: %v\nIt must return an error, not panic: a snapshot comes from a file that may be\n"+
+			"truncated, corrupted or not a snapshot at all, and a job that crashes while recovering never recovers.\n"+
+			"Check every length against the bytes left before slicing.\n%s", what, panicked, hexHead(input))
+		return nil
+	case err == nil:
+		t.Errorf("RestoreProcessor(%s) returned a processor and no error; want an error: %s\n%s", what, why, hexHead(input))
+		return nil
+	case p != nil:
+		t.Errorf("RestoreProcessor(%s) returned the error %q AND a processor; on error, return nil: half-restored state\n"+
+			"must not be usable by mistake", what, err)
+	}
+	return err
+}
+
+// hexHead renders the first bytes of b in hex, for failure messages.
+func hexHead(b []byte) string {
+	if b == nil {
+		return "input: nil"
+	}
+	const show = 24
+	if len(b) <= show {
+		return fmt.Sprintf("input: %d bytes % x", len(b), b)
+	}
+	return fmt.Sprintf("input: %d bytes % x …", len(b), b[:show])
+}
+
+// byteDiff describes where a and b first differ, with the bytes around it.
+func byteDiff(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	around := func(x []byte) string {
+		lo, hi := max(0, i-8), min(len(x), i+8)
+		return fmt.Sprintf("% x", x[lo:hi])
+	}
+	return fmt.Sprintf("lengths %d and %d; first difference at byte %d\n  first:  … %s …\n  second: … %s …",
+		len(a), len(b), i, around(a), around(b))
+}
+
+// op is one call on a Processor, serialisable so that a child process can
+// replay it.
+type op struct {
+	Kind  string    `json:"kind"` // "process", "advance" or "flush"
+	Event kit.Event `json:"event,omitzero"`
+	WM    int64     `json:"wm,omitzero"`
+}
+
+func processOp(e kit.Event) op { return op{Kind: "process", Event: e} }
+func advanceOp(wm int64) op    { return op{Kind: "advance", WM: wm} }
+func flushOp() op              { return op{Kind: "flush"} }
+
+// String renders the call, e.g. "Process(e7 a@1500=3)".
+func (o op) String() string {
+	switch o.Kind {
+	case "process":
+		return fmt.Sprintf("Process(%v)", o.Event)
+	case "advance":
+		return fmt.Sprintf("AdvanceWatermark(%d)", o.WM)
+	}
+	return "Flush()"
+}
+
+// apply makes the call o on p and returns its results.
+func apply(p *Processor, o op) []kit.Result {
+	switch o.Kind {
+	case "process":
+		return p.Process(o.Event)
+	case "advance":
+		return p.AdvanceWatermark(o.WM)
+	case "flush":
+		return p.Flush()
+	}
+	panic("unknown op kind " + o.Kind)
+}
+
+// trace is what a Processor did over a sequence of calls.
+type trace struct {
+	Outs [][]kit.Result `json:"outs"` // what each call returned
+	WMs  []int64        `json:"wms"`  // Watermark() after each call
+	Late []kit.Event    `json:"late"` // Late() at the end
+	WM   int64          `json:"wm"`   // Watermark() at the end
+}
+
+// runOps makes the calls ops on p, in order, and returns what it did.
+func runOps(p *Processor, ops []op) trace {
+	tr := trace{Outs: make([][]kit.Result, len(ops)), WMs: make([]int64, len(ops))}
+	for i, o := range ops {
+		tr.Outs[i] = apply(p, o)
+		tr.WMs[i] = p.Watermark()
+	}
+	tr.Late, tr.WM = p.Late(), p.Watermark()
+	return tr
+}
+
+// emitted returns every result of outs, in emission order.
+func emitted(outs [][]kit.Result) []kit.Result {
+	var all []kit.Result
+	for _, o := range outs {
+		all = append(all, o...)
+	}
+	return all
+}
+
+// eventsOf returns the events of the Process calls among ops.
+func eventsOf(ops []op) []kit.Event {
+	var evs []kit.Event
+	for _, o := range ops {
+		if o.Kind == "process" {
+			evs = append(evs, o.Event)
+		}
+	}
+	return evs
+}
+
+// genOps returns a seeded call sequence for cfg: n random events, shuffled
+// with disorder up to bound (more than the delay, so that some events are
+// late: corrections within the allowed lateness, side output beyond),
+// some delivered twice, with a few AdvanceWatermark calls among them
+// (some raising the watermark past max − delay, some too low to matter);
+// then Flush, then a redelivery and a new event, both after the end.
+func genOps(r *rand.Rand, cfg Config, n int, bound int64) []op {
+	ordered := kit.RandomEvents(r, n, []string{"a", "b", "c", "d"}, -3*cfg.WindowSize, 12*cfg.WindowSize)
+	events := kit.WithDuplicates(r, kit.BoundedShuffle(r, ordered, bound), 0.2)
+	var ops []op
+	maxTS := int64(math.MinInt64)
+	for i, e := range events {
+		if i > 0 && r.IntN(20) == 0 {
+			ops = append(ops, advanceOp(maxTS-cfg.WatermarkDelay+r.Int64N(cfg.WindowSize)-cfg.WindowSize/3))
+		}
+		ops = append(ops, processOp(e))
+		maxTS = max(maxTS, e.TS)
+	}
+	ops = append(ops, flushOp())
+	ops = append(ops, processOp(events[r.IntN(len(events))]))
+	ops = append(ops, processOp(ev("after-end", "a", maxTS, 1)))
+	return ops
+}
+
+// fmtResults renders results one per line, or "  (nothing)"; past twelve
+// it says how many more there are.
+func fmtResults(rs []kit.Result) string {
+	if len(rs) == 0 {
+		return "  (nothing)"
+	}
+	var lines []string
+	for i, r := range rs {
+		if i == 12 {
+			lines = append(lines, fmt.Sprintf("  … %d more", len(rs)-i))
+			break
+		}
+		lines = append(lines, "  "+r.String())
+	}
+	return strings.Join(lines, "\n")
+}
+
+// fmtEvents renders events on one line, or "(none)"; past ten it says
+// how many more there are.
+func fmtEvents(es []kit.Event) string {
+	if len(es) == 0 {
+		return "(none)"
+	}
+	var parts []string
+	for i, e := range es {
+		if i == 10 {
+			parts = append(parts, fmt.Sprintf("… %d more", len(es)-i))
+			break
+		}
+		parts = append(parts, e.String())
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// fmtWM renders a watermark, naming the two ends of the range.
+func fmtWM(wm int64) string {
+	switch wm {
+	case math.MinInt64:
+		return "math.MinInt64"
+	case math.MaxInt64:
+		return "math.MaxInt64"
+	}
+	return fmt.Sprint(wm)
+}
+
+// cutRun is a restore-and-continue run to check against the uninterrupted
+// run of the same calls: the processor is snapshotted after the first Cut
+// calls and restored, and the restored processor makes the rest.
+type cutRun struct {
+	Cut         int            `json:"cut"`         // calls made before the snapshot
+	LateAtCut   []kit.Event    `json:"lateAtCut"`   // Late() of the snapshotted processor
+	WMAtCut     int64          `json:"wmAtCut"`     // Watermark() of the snapshotted processor
+	WMRestored  int64          `json:"wmRestored"`  // Watermark() right after RestoreProcessor
+	Continued   trace          `json:"continued"`   // what the restored processor did with ops[Cut:]
+	SnapshotLen int            `json:"snapshotLen"` // size of the snapshot, for messages
+	Where       string         `json:"where"`       // "in this process" or "in a fresh process"
+	PrefixOuts  [][]kit.Result `json:"-"`           // what the first Cut calls returned
+}
+
+// checkCutRun fails t unless c continued exactly as the uninterrupted run
+// full of ops did, and says what went wrong and why it matters.
+func checkCutRun(t *testing.T, cfg Config, ops []op, full trace, c cutRun) bool {
+	t.Helper()
+	head := fmt.Sprintf("Config %+v, %d calls; snapshot after call %d of %d (%d bytes), restored %s.\n",
+		cfg, len(ops), c.Cut, len(ops), c.SnapshotLen, c.Where)
+	if c.WMRestored != c.WMAtCut {
+		t.Errorf("%sWatermark() of the restored processor is %s, the snapshotted processor's was %s.\n"+
+			"The watermark is state: without it, windows that fired before the snapshot fire again, and events\n"+
+			"that were late are counted. Save the watermark itself (AdvanceWatermark may have raised it above\n"+
+			"max timestamp − delay), not only what you derive it from.",
+			head, fmtWM(c.WMRestored), fmtWM(c.WMAtCut))
+		return false
+	}
+	for i, got := range c.Continued.Outs {
+		at := c.Cut + i
+		want := full.Outs[at]
+		if slices.Equal(got, want) {
+			continue
+		}
+		t.Errorf("%sAfter the restore, call %d %v returned\n%s\nthe uninterrupted run returned\n%s\n%s\n\n%s",
+			head, at+1, ops[at], fmtResults(got), fmtResults(want),
+			explainDivergence(c, ops, at, got, want), cutTimeline(cfg, ops, c, at, got, want))
+		return false
+	}
+	late := append(slices.Clone(c.LateAtCut), c.Continued.Late...)
+	if !slices.Equal(late, full.Late) {
+		t.Errorf("%sLate() before the snapshot: %s\nLate() of the restored processor: %s\nthe uninterrupted run's Late(): %s\n%s",
+			head, fmtEvents(c.LateAtCut), fmtEvents(c.Continued.Late), fmtEvents(full.Late), explainLate(c, ops, late, full.Late))
+		return false
+	}
+	if c.Continued.WM != full.WM {
+		t.Errorf("%sWatermark() at the end is %s, the uninterrupted run's is %s", head, fmtWM(c.Continued.WM), fmtWM(full.WM))
+		return false
+	}
+	return true
+}
+
+// firstDelivery returns the index of the first call among ops[:before]
+// that processed an event with this ID, or -1.
+func firstDelivery(ops []op, before int, id string) int {
+	return slices.IndexFunc(ops[:before], func(o op) bool { return o.Kind == "process" && o.Event.ID == id })
+}
+
+// seenMessage explains a redelivery that was not a no-op after a restore.
+func seenMessage(ops []op, cut, first int, id string) string {
+	when := "before the snapshot"
+	if first >= cut {
+		when = "after the restore"
+	}
+	return fmt.Sprintf("%s was already delivered at call %d (%s), so this redelivery must be a no-op.\n"+
+		"Seen IDs are state, late ones included: after a crash the source replays from its checkpointed\n"+
+		"offset, and the processor must still recognise what it has seen.", id, first+1, when)
+}
+
+// explainDivergence guesses, from how call at went wrong after the
+// restore, which piece of state the snapshot lost.
+func explainDivergence(c cutRun, ops []op, at int, got, want []kit.Result) string {
+	if o := ops[at]; o.Kind == "process" && len(want) == 0 {
+		if first := firstDelivery(ops, at, o.Event.ID); first >= 0 {
+			return seenMessage(ops, c.Cut, first, o.Event.ID)
+		}
+	}
+	before := emitted(c.PrefixOuts)
+	for _, g := range got {
+		if g.IsUpdate || slices.Contains(want, g) {
+			continue
+		}
+		for _, b := range before {
+			if b.Key == g.Key && b.Start == g.Start && b.End == g.End {
+				return fmt.Sprintf("%v is a first result, but window [%d,%d) of %s had already fired before the snapshot (%v).\n"+
+					"Whether a window has fired is state: a restored processor must never emit a window's first result\n"+
+					"twice, and a late event for a fired window must re-fire it as an update.", g, g.Start, g.End, g.Key, b)
+			}
+		}
+	}
+	for _, g := range got {
+		for _, w := range want {
+			if g.Key != w.Key || g.Start != w.Start || g.End != w.End {
+				continue
+			}
+			switch {
+			case g.Count > w.Count:
+				return fmt.Sprintf("%s [%d,%d) counts %d events, the uninterrupted run %d: an event was counted twice.\n"+
+					"Is a redelivered event (an ID seen before the snapshot) a no-op after the restore? Seen IDs are state.",
+					g.Key, g.Start, g.End, g.Count, w.Count)
+			case g.Count < w.Count:
+				return fmt.Sprintf("%s [%d,%d) counts %d events, the uninterrupted run %d: events counted before the snapshot\n"+
+					"are missing. Every unexpired window is state, fired ones too (they still take corrections).",
+					g.Key, g.Start, g.End, g.Count, w.Count)
+			case g.IsUpdate != w.IsUpdate:
+				return fmt.Sprintf("%v differs from %v only in IsUpdate: whether this key's result was emitted before the\n"+
+					"snapshot is state.", g, w)
+			}
+		}
+	}
+	return "A restored processor must continue exactly where the snapshotted one was: the config, the watermark,\n" +
+		"every unexpired window (fired or not) with its per-key counts and sums, and every seen ID."
+}
+
+// explainLate says why the side output of a restore-and-continue run (the
+// snapshotted processor's, then the restored one's) differs from want.
+func explainLate(c cutRun, ops []op, got, want []kit.Event) string {
+	restored := c.Continued.Late
+	if len(c.LateAtCut) > 0 && len(restored) >= len(c.LateAtCut) && slices.Equal(restored[:len(c.LateAtCut)], c.LateAtCut) {
+		return "The restored processor's Late() repeats the late events from before the snapshot. The side output\n" +
+			"is output, not state: those events were emitted downstream when they happened, and restoring them\n" +
+			"would emit them twice. Late() of a restored processor starts empty."
+	}
+	for _, e := range restored {
+		if slices.Contains(want, e) {
+			continue
+		}
+		// e went to the side output, but not in the uninterrupted run.
+		at := c.Cut + slices.IndexFunc(ops[c.Cut:], func(o op) bool { return o.Kind == "process" && o.Event.ID == e.ID })
+		if first := firstDelivery(ops, at, e.ID); first >= 0 {
+			return fmt.Sprintf("%v went to the side output after the restore. ", e) + seenMessage(ops, c.Cut, first, e.ID)
+		}
+		return fmt.Sprintf("%v went to the side output after the restore, but not in the uninterrupted run: was its window\n"+
+			"lost from the snapshot, or the AllowedLateness from the config?", e)
+	}
+	for _, e := range want {
+		if !slices.Contains(got, e) {
+			return fmt.Sprintf("%v is late in the uninterrupted run, but not after the restore: its window had expired\n"+
+				"(watermark ≥ end + AllowedLateness). Is the watermark in the snapshot?", e)
+		}
+	}
+	return "Late() before the snapshot followed by Late() of the restored processor must be the side output of\n" +
+		"the uninterrupted run: the restored processor's starts empty, and every later late event is caught."
+}
+
+// cutTimeline draws the window where call at went wrong: before the
+// snapshot, and after the restore up to that call, in arrival and emission
+// order.
+func cutTimeline(cfg Config, ops []op, c cutRun, at int, got, want []kit.Result) string {
+	var r kit.Result
+	switch {
+	case len(want) > 0 && (len(got) == 0 || !slices.Contains(got, want[0])):
+		r = want[0]
+	case len(got) > 0:
+		r = got[0]
+		for _, g := range got {
+			if !slices.Contains(want, g) {
+				r = g
+				break
+			}
+		}
+	default:
+		return ""
+	}
+	in := func(e kit.Event) bool { return e.TS >= r.Start && e.TS < r.End }
+	draw := func(title string, calls []op, outs [][]kit.Result, late []kit.Event, wm int64) string {
+		tl := kit.Timeline{WindowSize: cfg.WindowSize, Lateness: cfg.AllowedLateness, Watermark: wm}
+		for _, e := range eventsOf(calls) {
+			if in(e) {
+				tl.Events = append(tl.Events, e)
+			}
+		}
+		for _, x := range emitted(outs) {
+			if x.Start == r.Start && x.End == r.End {
+				tl.Results = append(tl.Results, x)
+			}
+		}
+		for _, e := range late {
+			if in(e) {
+				tl.Late = append(tl.Late, e)
+			}
+		}
+		return title + "\n" + tl.String()
+	}
+	n := at - c.Cut + 1 // calls made after the restore, the wrong one included
+	return fmt.Sprintf("only window [%d,%d):\n%s\n%s", r.Start, r.End,
+		draw("before the snapshot (arrival order):", ops[:c.Cut], c.PrefixOuts, c.LateAtCut, c.WMAtCut),
+		draw(fmt.Sprintf("after the restore, up to call %d (arrival order):", at+1), ops[c.Cut:at+1], c.Continued.Outs[:n], nil, c.Continued.WMs[at-c.Cut]))
+}
+
+// session drives one Processor through a hand-written scenario and can
+// checkpoint it mid-way: snapshot, restore, and go on with the restored
+// processor. It records everything, so a failure can draw the timeline.
+type session struct {
+	t        *testing.T
+	cfg      Config
+	p        *Processor
+	events   []kit.Event  // every event handed to Process, in arrival order
+	emitted  []kit.Result // every result returned, in emission order
+	cutAfter int          // events processed before the restore; -1 if none
+	lateCut  []kit.Event  // Late() of the snapshotted processor
+}
+
+// newSession returns a session on a new Processor for cfg.
+func newSession(t *testing.T, cfg Config) *session {
+	t.Helper()
+	return &session{t: t, cfg: cfg, p: newProcessor(t, cfg), cutAfter: -1}
+}
+
+func (s *session) process(e kit.Event) []kit.Result {
+	s.events = append(s.events, e)
+	out := s.p.Process(e)
+	s.emitted = append(s.emitted, out...)
+	return out
+}
+
+func (s *session) processAll(events ...kit.Event) {
+	for _, e := range events {
+		s.process(e)
+	}
+}
+
+func (s *session) advance(wm int64) []kit.Result {
+	out := s.p.AdvanceWatermark(wm)
+	s.emitted = append(s.emitted, out...)
+	return out
+}
+
+func (s *session) flush() []kit.Result {
+	out := s.p.Flush()
+	s.emitted = append(s.emitted, out...)
+	return out
+}
+
+// checkpoint snapshots the processor and carries on with one restored from
+// the snapshot, as a job does after a crash.
+func (s *session) checkpoint() {
+	s.t.Helper()
+	s.lateCut = s.p.Late()
+	s.cutAfter = len(s.events)
+	s.p = restoreOf(s.t, snapshotOf(s.t, s.p))
+}
+
+// timeline draws the whole session; the side output is the one before the
+// snapshot followed by the restored processor's.
+func (s *session) timeline() string {
+	late := slices.Clone(s.lateCut)
+	late = append(late, lateOrNone(s.p)...)
+	tl := kit.Timeline{
+		WindowSize: s.cfg.WindowSize, Lateness: s.cfg.AllowedLateness, Events: s.events,
+		Watermark: watermarkOrNone(s.p), Results: s.emitted, Late: late,
+	}.String()
+	if s.cutAfter >= 0 {
+		tl = fmt.Sprintf("snapshot taken and restored after arrival %d\n%s", s.cutAfter, tl)
+	}
+	return tl
+}
+
+// expect fails the test unless got equals want, naming the call, saying why
+// want is right, and drawing the timeline.
+func (s *session) expect(call string, got, want []kit.Result, why string) {
+	s.t.Helper()
+	if slices.Equal(got, want) {
+		return
+	}
+	s.t.Errorf("%s returned\n%s\nwant\n%s\n%s\n\n%s", call, fmtResults(got), fmtResults(want), why, s.timeline())
+}
+
+// expectLate fails the test unless the restored processor's side output is want.
+func (s *session) expectLate(want []kit.Event, why string) {
+	s.t.Helper()
+	if got := s.p.Late(); !slices.Equal(got, want) {
+		s.t.Errorf("Late() = %s\nwant      %s\n%s\n\n%s", fmtEvents(got), fmtEvents(want), why, s.timeline())
+	}
+}
+
+// watermarkOrNone returns p.Watermark(), or math.MinInt64 if it panics.
+func watermarkOrNone(p *Processor) (wm int64) {
+	defer func() {
+		if recover() != nil {
+			wm = math.MinInt64
+		}
+	}()
+	return p.Watermark()
+}
+
+// lateOrNone returns p.Late(), or nothing if it panics.
+func lateOrNone(p *Processor) (late []kit.Event) {
+	defer func() {
+		if recover() != nil {
+			late = nil
+		}
+	}()
+	return p.Late()
+}

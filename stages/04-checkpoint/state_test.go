@@ -1,0 +1,233 @@
+//go:build lab || solution
+
+package checkpoint
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/kit"
+)
+
+// TestSeenIDsSurviveRestore certifies that an event ID seen before the snapshot, counted or late, is still a no-op after the restore.
+func TestSeenIDsSurviveRestore(t *testing.T) {
+	defer suite.Recover(t)
+	s := newSession(t, Config{WindowSize: 10, AllowedLateness: 10})
+	s.process(ev("e1", "a", 1, 1))
+	s.expect("Process(e2 a@12=2)", s.process(ev("e2", "a", 12, 2)), []kit.Result{res("a", 0, 10, 1, 1)}, "watermark 12 fires [0,10)")
+	s.process(ev("e3", "a", -5, 7)) // [-10,0) expired at watermark 10: late
+	s.checkpoint()
+
+	s.expect("Process(e1 a@1=1) after the restore", s.process(ev("e1", "a", 1, 1)), nil,
+		"e1 was counted in [0,10) before the snapshot. [0,10) has fired but takes corrections until watermark 20,\n"+
+			"so if the restored processor has forgotten e1 it counts it again and re-fires a [0,10) count=2.\n"+
+			"Seen IDs are state: a source replaying from its checkpointed offset redelivers exactly these events")
+	s.expect("Process(e2 a@12=2) after the restore", s.process(ev("e2", "a", 12, 2)), nil, "e2 was seen before the snapshot")
+	s.expect("Process(e3 a@-5=7) after the restore", s.process(ev("e3", "a", -5, 7)), nil, "e3 was seen (it went to the side output) before the snapshot")
+	s.expectLate(nil,
+		"e3 went to the side output before the snapshot; its redelivery after the restore is a no-op, not a new\n"+
+			"late event: late IDs are seen IDs too, and they must be in the snapshot")
+	s.process(ev("e4", "a", 13, 4))
+	s.expect("Flush()", s.flush(), []kit.Result{res("a", 10, 20, 2, 6)},
+		"[10,20) holds e2 (once, however often it is delivered) and e4")
+}
+
+// TestWatermarkSurvivesRestore certifies that the restored processor has the snapshotted processor's watermark, including a watermark raised by AdvanceWatermark.
+func TestWatermarkSurvivesRestore(t *testing.T) {
+	defer suite.Recover(t)
+	t.Run("a new processor", func(t *testing.T) {
+		defer suite.Recover(t)
+		r := restoreOf(t, snapshotOf(t, newProcessor(t, Config{WindowSize: 10})))
+		if wm := r.Watermark(); wm != math.MinInt64 {
+			t.Errorf("Watermark() after restoring a new processor's snapshot = %s, want math.MinInt64", fmtWM(wm))
+		}
+	})
+	t.Run("after Flush", func(t *testing.T) {
+		defer suite.Recover(t)
+		p := newProcessor(t, Config{WindowSize: 10})
+		p.Process(ev("e1", "a", 5, 1))
+		p.Flush()
+		r := restoreOf(t, snapshotOf(t, p))
+		if wm := r.Watermark(); wm != math.MaxInt64 {
+			t.Errorf("Watermark() after restoring a flushed processor = %s, want math.MaxInt64: the input has ended", fmtWM(wm))
+		}
+		if out := r.Process(ev("e2", "a", 7, 1)); len(out) > 0 {
+			t.Errorf("Process(e2 a@7=1) after restoring a flushed processor returned\n%s\nwant nothing: every event after the end is late", fmtResults(out))
+		}
+	})
+	t.Run("raised by AdvanceWatermark", func(t *testing.T) {
+		defer suite.Recover(t)
+		s := newSession(t, Config{WindowSize: 10, WatermarkDelay: 5})
+		s.process(ev("e1", "a", 3, 1))
+		s.expect("Process(e2 a@27=2)", s.process(ev("e2", "a", 27, 2)), []kit.Result{res("a", 0, 10, 1, 1)}, "watermark 22 fires [0,10)")
+		s.advance(28)
+		s.checkpoint()
+		if wm := s.p.Watermark(); wm != 28 {
+			s.t.Fatalf("Watermark() right after the restore = %s, want 28: AdvanceWatermark(28) raised it above the largest\n"+
+				"timestamp minus the delay (27 − 5 = 22). Save the watermark itself, not only what you derive it from.\n\n%s",
+				fmtWM(wm), s.timeline())
+		}
+		s.expect("Process(e3 b@25=4)", s.process(ev("e3", "b", 25, 4)), nil, "[20,30) is open at watermark 28")
+		s.expect("Process(e4 b@8=1)", s.process(ev("e4", "b", 8, 1)), nil, "[0,10) has expired: e4 is late")
+		s.expectLate([]kit.Event{ev("e4", "b", 8, 1)}, "the watermark is 28 after the restore, so [0,10) (end 10) has expired when e4 arrives")
+		s.expect("AdvanceWatermark(20)", s.advance(20), nil, "the watermark never goes back, restore or not")
+		s.expect("AdvanceWatermark(30)", s.advance(30),
+			[]kit.Result{res("a", 20, 30, 1, 2), res("b", 20, 30, 1, 4)},
+			"watermark 30 fires [20,30) with e2 from before the snapshot and e3 from after")
+	})
+}
+
+// TestFiredWindowsSurviveRestore certifies that a window that fired before the snapshot never emits a first result again after the restore, and its corrections are still marked as updates.
+func TestFiredWindowsSurviveRestore(t *testing.T) {
+	defer suite.Recover(t)
+	s := newSession(t, Config{WindowSize: 10, AllowedLateness: 20})
+	s.processAll(ev("e1", "a", 2, 1), ev("e2", "b", 4, 2))
+	s.expect("Process(e3 a@15=3)", s.process(ev("e3", "a", 15, 3)),
+		[]kit.Result{res("a", 0, 10, 1, 1), res("b", 0, 10, 1, 2)}, "watermark 15 fires [0,10)")
+	s.checkpoint() // [0,10) fired, kept until watermark 30; [10,20) open
+
+	s.expect("Process(e4 a@7=5)", s.process(ev("e4", "a", 7, 5)), []kit.Result{upd("a", 0, 10, 2, 6)},
+		"[0,10) fired before the snapshot and is within its allowed lateness: e4 re-fires a's result at once,\n"+
+			"as an update, counting e1 (from before the snapshot) and e4. Fired-but-not-expired windows are state,\n"+
+			"with their contents and the fact that they fired")
+	s.expect("Process(e5 c@9=1)", s.process(ev("e5", "c", 9, 1)), []kit.Result{res("c", 0, 10, 1, 1)},
+		"c is new to the fired window [0,10): its first result, not an update")
+	s.expect("AdvanceWatermark(20)", s.advance(20), []kit.Result{res("a", 10, 20, 1, 3)},
+		"watermark 20 fires [10,20) only. [0,10) fired before the snapshot: emitting its first results again would\n"+
+			"give the sink duplicates it cannot tell from new data")
+	s.expect("AdvanceWatermark(30)", s.advance(30), nil, "[0,10) expires at watermark 30; nothing fires")
+	s.expect("Process(e6 a@5=1)", s.process(ev("e6", "a", 5, 1)), nil, "[0,10) has expired: e6 is late")
+	s.expectLate([]kit.Event{ev("e6", "a", 5, 1)}, "[0,10) expired at watermark 10 + 20 = 30, on the schedule it had before the snapshot")
+	s.expect("Flush()", s.flush(), nil, "every window has fired already")
+}
+
+// TestRestoredSideOutputStartsEmpty certifies that Late of a restored processor starts empty, while the snapshotted processor keeps its own, and later late events are still caught.
+//
+// The side output is output, not state: like a Flink side output, it was
+// emitted downstream when it happened.
+func TestRestoredSideOutputStartsEmpty(t *testing.T) {
+	defer suite.Recover(t)
+	p := newProcessor(t, Config{WindowSize: 10})
+	p.Process(ev("e1", "a", 25, 1))
+	early := []kit.Event{ev("e2", "a", 3, 1), ev("e3", "b", 14, 2)}
+	p.Process(early[0])
+	p.Process(early[1])
+	if got := p.Late(); !slices.Equal(got, early) {
+		t.Fatalf("Late() = %s, want %s: at watermark 25, [0,10) and [10,20) have expired", fmtEvents(got), fmtEvents(early))
+	}
+	r := restoreOf(t, snapshotOf(t, p))
+	if got := r.Late(); len(got) > 0 {
+		t.Errorf("Late() of the restored processor = %s, want nothing.\n"+
+			"The side output is output, not state: those events went downstream when they arrived. A restored\n"+
+			"processor that repeats them emits them twice; that is why Snapshot leaves them out.", fmtEvents(got))
+	}
+	if got := p.Late(); !slices.Equal(got, early) {
+		t.Errorf("Late() of the snapshotted processor = %s after Snapshot, want %s: taking a snapshot changes nothing",
+			fmtEvents(got), fmtEvents(early))
+	}
+	later := ev("e4", "b", 9, 4)
+	r.Process(later)
+	if got := r.Late(); !slices.Equal(got, []kit.Event{later}) {
+		t.Errorf("Late() of the restored processor after Process(%v) = %s, want [%v]: [0,10) expired before the snapshot",
+			later, fmtEvents(got), later)
+	}
+}
+
+// TestSnapshotIsUnaffectedByLaterProcessing certifies that a snapshot is a copy: processing after it changes neither its bytes nor what it restores to, and restored processors share nothing with it or each other.
+func TestSnapshotIsUnaffectedByLaterProcessing(t *testing.T) {
+	defer suite.Recover(t)
+	cfg := Config{WindowSize: 100, WatermarkDelay: 30, AllowedLateness: 150}
+	ops := genOps(suite.Rand(t), cfg, 100, 250)
+	full := runOps(newProcessor(t, cfg), ops)
+	cuts := []int{len(ops) / 4, len(ops) / 2, len(ops) - 5}
+
+	// prefixAt returns a processor after the first cut calls.
+	prefixAt := func(t *testing.T, cut int) *Processor {
+		p := newProcessor(t, cfg)
+		runOps(p, ops[:cut])
+		return p
+	}
+	// continues fails t and returns false unless r makes the calls
+	// ops[cut:] as the uninterrupted run did.
+	continues := func(t *testing.T, r *Processor, cut int, why string) bool {
+		t.Helper()
+		got := runOps(r, ops[cut:])
+		for i, out := range got.Outs {
+			if want := full.Outs[cut+i]; !slices.Equal(out, want) {
+				t.Errorf("Restored from the snapshot taken after call %d of %d, call %d %v returned\n%s\nthe uninterrupted run returned\n%s\n%s",
+					cut, len(ops), cut+i+1, ops[cut+i], fmtResults(out), fmtResults(want), why)
+				return false
+			}
+		}
+		return true
+	}
+
+	t.Run("its bytes never change", func(t *testing.T) {
+		defer suite.Recover(t)
+		for _, cut := range cuts {
+			p := prefixAt(t, cut)
+			snap := snapshotOf(t, p)
+			kept := bytes.Clone(snap)
+			for _, o := range ops[cut:] {
+				apply(p, o)
+				snapshotOf(t, p) // a job checkpoints again and again
+			}
+			if !bytes.Equal(snap, kept) {
+				t.Errorf("The snapshot taken after call %d changed while the processor went on and took more snapshots:\n%s\n"+
+					"Snapshot must return bytes of their own: a fresh slice, not a buffer you reuse, not a view of live\n"+
+					"state. A snapshot is stored while processing continues; Flink's asynchronous snapshots copy (on\n"+
+					"write) for the same reason.", cut, byteDiff(kept, snap))
+				return
+			}
+		}
+	})
+
+	t.Run("it restores the state it was taken from", func(t *testing.T) {
+		defer suite.Recover(t)
+		for _, cut := range cuts {
+			p := prefixAt(t, cut)
+			snap := snapshotOf(t, p)
+			runOps(p, ops[cut:]) // the live processor moves on: windows fire, expire, take updates
+			snapshotOf(t, p)
+			if !continues(t, restoreOf(t, snap), cut,
+				"After the snapshot, the live processor went on to the end. Restoring the older snapshot must give\n"+
+					"the state as it was when the snapshot was taken: the snapshot must copy, not alias, the live maps.") {
+				return
+			}
+		}
+	})
+
+	t.Run("a restored processor keeps no reference to the snapshot", func(t *testing.T) {
+		defer suite.Recover(t)
+		for _, cut := range cuts {
+			snap := snapshotOf(t, prefixAt(t, cut))
+			r := restoreOf(t, snap)
+			for i := range snap {
+				snap[i] = 'x' // the caller may reuse its buffer
+			}
+			if !continues(t, r, cut,
+				"After RestoreProcessor returned, the test overwrote the snapshot's bytes. The restored processor must\n"+
+					"own its state: copy strings out of the input (string(b) copies; unsafe.String does not).") {
+				return
+			}
+		}
+	})
+
+	t.Run("two restores of one snapshot are independent", func(t *testing.T) {
+		defer suite.Recover(t)
+		for _, cut := range cuts {
+			snap := snapshotOf(t, prefixAt(t, cut))
+			r1, r2 := restoreOf(t, snap), restoreOf(t, snap)
+			runOps(r1, ops[cut:])
+			r1.Process(ev("other", "a", 0, 100))
+			if !continues(t, r2, cut,
+				"Two processors restored from the same snapshot share nothing: running one must not change the other.\n"+
+					"Does RestoreProcessor reuse a package-level map or buffer?") {
+				return
+			}
+		}
+	})
+}
