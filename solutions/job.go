@@ -1,0 +1,300 @@
+package solutions
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/flk-byo/course/kit"
+)
+
+// Step is a point of the job's checkpoint protocol. RunJob reports each
+// one to JobConfig.OnStep, so that tests can crash the job exactly there.
+type Step string
+
+// The steps, in protocol order: writes, then for each checkpoint
+// before-pre-commit, after-pre-commit, stored, after-commit.
+const (
+	StepWrite           Step = "write"             // after each Write to the sink
+	StepBeforePreCommit Step = "before-pre-commit" // checkpoint begins: offset and processor snapshot taken, sink not yet pre-committed
+	StepAfterPreCommit  Step = "after-pre-commit"  // sink pre-committed, checkpoint not yet stored
+	StepStored          Step = "stored"            // checkpoint stored on disk (complete), sink not yet committed
+	StepAfterCommit     Step = "after-commit"      // sink committed
+)
+
+// JobConfig configures RunJob.
+type JobConfig struct {
+	Processor       Config                              // stage 01's config, for a fresh start
+	Dir             string                              // checkpoints and the sink's files live here
+	CheckpointEvery int                                 // take a checkpoint after every n source events (n ≥ 1)
+	OnStep          func(step Step, checkpointID int64) // called at each step; nil in production; tests crash here
+}
+
+// checkpointsDir holds the completed checkpoints, as <id>.json, next to the
+// sink's staged/ and committed/ folders.
+const checkpointsDir = "checkpoints"
+
+// checkpoint is what the job stores at each checkpoint: enough to resume as
+// if the crash never happened. Offset and Processor describe the same
+// moment (the processor has seen exactly source[:Offset]); Pending is the
+// sink's state (the transactions to commit on recovery).
+type checkpoint struct {
+	Version   int     `json:"version"` // checkpointVersion
+	ID        int64   `json:"id"`
+	Offset    int     `json:"offset"`    // the next source offset to read
+	Processor []byte  `json:"processor"` // Processor.Snapshot(), base64 in JSON
+	Pending   []int64 `json:"pending"`   // sink.Pending() after PreCommit(ID)
+}
+
+const checkpointVersion = 1
+
+// job is one run of RunJob: where it is in the source and what it holds.
+type job struct {
+	cfg    JobConfig
+	p      *Processor
+	sink   *TwoPhaseCommitSink
+	offset int   // the next source offset to read
+	nextID int64 // the id of the next checkpoint
+}
+
+// RunJob runs source → Processor → TwoPhaseCommitSink with checkpoints in
+// cfg.Dir, exactly once, and returns when every result is committed.
+// source is replayable: the event at offset i is source[i] in every run.
+//
+// It resumes from the latest completed checkpoint in cfg.Dir (processor
+// restored, sink recovered, source replayed from the checkpoint's offset)
+// or starts fresh; takes a checkpoint after every CheckpointEvery source
+// events, counted from the start of the source; and at the end Flushes the
+// processor, writes those results and takes a final checkpoint. Late events
+// are not written: they are the processor's side output, not results.
+func RunJob(cfg JobConfig, source []kit.Event) error {
+	if cfg.CheckpointEvery < 1 {
+		return fmt.Errorf("job: CheckpointEvery must be at least 1, got %d", cfg.CheckpointEvery)
+	}
+	if cfg.Dir == "" {
+		return errors.New("job: Dir must not be empty")
+	}
+	if _, err := NewProcessor(cfg.Processor); err != nil {
+		return fmt.Errorf("job: %w", err)
+	}
+	j, err := startJob(cfg, source)
+	if err != nil {
+		return err
+	}
+	for j.offset < len(source) {
+		// An event's results go into the open transaction, so they are
+		// committed with the first checkpoint whose offset is past the event:
+		// replaying from any checkpoint re-produces exactly the results that
+		// were not committed with it.
+		out := j.p.Process(source[j.offset])
+		j.offset++
+		if err := j.write(out); err != nil {
+			return err
+		}
+		if j.offset%cfg.CheckpointEvery == 0 {
+			if err := j.checkpoint(); err != nil {
+				return err
+			}
+		}
+	}
+	// End of the bounded source: fire what is left and commit it. After a
+	// restart from the final checkpoint this Flush returns nothing (the
+	// restored watermark is already math.MaxInt64) and the checkpoint commits
+	// an empty transaction, so running a finished job again changes nothing.
+	if err := j.write(j.p.Flush()); err != nil {
+		return err
+	}
+	return j.checkpoint()
+}
+
+// startJob restores the job from the latest completed checkpoint in
+// cfg.Dir, or starts it fresh when there is none.
+func startJob(cfg JobConfig, source []kit.Event) (*job, error) {
+	j := &job{cfg: cfg, nextID: 1}
+	ck, err := latestCheckpoint(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	var pending []int64
+	if ck == nil {
+		if j.p, err = NewProcessor(cfg.Processor); err != nil {
+			return nil, fmt.Errorf("job: %w", err)
+		}
+	} else {
+		if ck.Offset < 0 || ck.Offset > len(source) {
+			return nil, fmt.Errorf("job: checkpoint %d is at source offset %d, outside the source of %d events", ck.ID, ck.Offset, len(source))
+		}
+		if j.p, err = RestoreProcessor(ck.Processor); err != nil {
+			return nil, fmt.Errorf("job: restore checkpoint %d: %w", ck.ID, err)
+		}
+		// Replay from the checkpointed offset, not from wherever the crashed
+		// run had got to: the results of the events after it were in
+		// transactions that never completed, and recovery aborts them.
+		j.offset = ck.Offset
+		j.nextID = ck.ID + 1
+		pending = ck.Pending
+	}
+	// Recover even on a fresh start (pending is nil then): a run that
+	// crashed before its first checkpoint completed may have left a staged
+	// transaction, which must be aborted, not committed.
+	if j.sink, err = RecoverTwoPhaseCommitSink(cfg.Dir, pending); err != nil {
+		return nil, fmt.Errorf("job: %w", err)
+	}
+	return j, nil
+}
+
+// write writes the results to the sink's open transaction.
+func (j *job) write(rs []kit.Result) error {
+	for _, r := range rs {
+		if err := j.sink.Write(r); err != nil {
+			return fmt.Errorf("job: %w", err)
+		}
+		j.step(StepWrite, j.nextID)
+	}
+	return nil
+}
+
+// checkpoint takes checkpoint j.nextID: snapshot, pre-commit, store, commit.
+// A crash at any point before the checkpoint is stored leaves the previous
+// checkpoint as the latest complete one, and recovery aborts this
+// checkpoint's transaction; a crash after it is stored leaves this one,
+// and recovery commits its transaction.
+func (j *job) checkpoint() error {
+	id := j.nextID
+	// The snapshot and the offset are taken at the same moment, between two
+	// events: the restored processor must have seen exactly source[:offset].
+	snap, err := j.p.Snapshot()
+	if err != nil {
+		return fmt.Errorf("job: checkpoint %d: %w", id, err)
+	}
+	ck := checkpoint{Version: checkpointVersion, ID: id, Offset: j.offset, Processor: snap}
+	j.step(StepBeforePreCommit, id)
+
+	if err := j.sink.PreCommit(id); err != nil {
+		return fmt.Errorf("job: checkpoint %d: %w", id, err)
+	}
+	j.step(StepAfterPreCommit, id)
+
+	// Pending after PreCommit includes id itself: once this checkpoint is
+	// stored, recovery must commit its transaction.
+	ck.Pending = j.sink.Pending()
+	if err := storeCheckpoint(j.cfg.Dir, ck); err != nil {
+		return fmt.Errorf("job: checkpoint %d: %w", id, err)
+	}
+	j.step(StepStored, id)
+
+	// Flink's notifyCheckpointComplete(id) commits every pending transaction
+	// up to id: a notice for an earlier checkpoint may have been lost, and a
+	// later completed checkpoint subsumes it.
+	for _, p := range ck.Pending {
+		if p > id {
+			break
+		}
+		if err := j.sink.Commit(p); err != nil {
+			return fmt.Errorf("job: checkpoint %d: %w", id, err)
+		}
+	}
+	j.step(StepAfterCommit, id)
+	j.nextID++
+	return nil
+}
+
+// step reports a protocol step to OnStep, if set.
+func (j *job) step(s Step, id int64) {
+	if j.cfg.OnStep != nil {
+		j.cfg.OnStep(s, id)
+	}
+}
+
+// storeCheckpoint writes ck durably and atomically to dir/checkpoints/<id>.json:
+// a temporary file, fsynced, then renamed into place and the directory
+// fsynced. Until the rename a crash leaves at most a temporary file, which
+// latestCheckpoint ignores: a checkpoint is complete exactly when its final
+// name exists. Older checkpoints are then deleted (Flink retains one by
+// default, state.checkpoints.num-retained).
+func storeCheckpoint(dir string, ck checkpoint) error {
+	cdir := filepath.Join(dir, checkpointsDir)
+	if err := os.MkdirAll(cdir, 0o755); err != nil {
+		return err
+	}
+	data, err := json.Marshal(ck)
+	if err != nil {
+		return err
+	}
+	final := filepath.Join(cdir, strconv.FormatInt(ck.ID, 10)+".json")
+	tmp := final + ".tmp"
+	if err := writeFileSync(tmp, data); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return err
+	}
+	if err := syncDir(cdir); err != nil {
+		return err
+	}
+	ids, err := checkpointIDs(cdir)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if id < ck.ID {
+			if err := os.Remove(filepath.Join(cdir, strconv.FormatInt(id, 10)+".json")); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// latestCheckpoint returns the completed checkpoint with the highest id in
+// dir, or nil if there is none.
+func latestCheckpoint(dir string) (*checkpoint, error) {
+	cdir := filepath.Join(dir, checkpointsDir)
+	ids, err := checkpointIDs(cdir)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	id := ids[len(ids)-1]
+	data, err := os.ReadFile(filepath.Join(cdir, strconv.FormatInt(id, 10)+".json"))
+	if err != nil {
+		return nil, fmt.Errorf("job: read checkpoint %d: %w", id, err)
+	}
+	var ck checkpoint
+	if err := json.Unmarshal(data, &ck); err != nil {
+		return nil, fmt.Errorf("job: checkpoint %d is corrupt: %w", id, err)
+	}
+	if ck.Version != checkpointVersion || ck.ID != id {
+		return nil, fmt.Errorf("job: checkpoint %d: unknown version %d or wrong id %d", id, ck.Version, ck.ID)
+	}
+	return &ck, nil
+}
+
+// checkpointIDs returns the ids of the completed checkpoints in cdir,
+// ascending; temporary files of unfinished ones are not checkpoints.
+func checkpointIDs(cdir string) ([]int64, error) {
+	entries, err := os.ReadDir(cdir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for _, e := range entries { // ReadDir sorts by name, not by number
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok {
+			continue
+		}
+		if id, err := strconv.ParseInt(name, 10, 64); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}

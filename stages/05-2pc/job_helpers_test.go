@@ -1,0 +1,459 @@
+//go:build lab || solution
+
+package twophase
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/kit"
+)
+
+// jobSpec is one job: a processor config, a checkpoint interval and a
+// replayable source. The crash tests hand it to child processes in a file.
+type jobSpec struct {
+	Processor Config
+	Every     int
+	Source    []kit.Event
+}
+
+func (s jobSpec) String() string {
+	return fmt.Sprintf("%d source events, CheckpointEvery %d, processor %+v", len(s.Source), s.Every, s.Processor)
+}
+
+// config returns the JobConfig of s in dir with the given OnStep.
+func (s jobSpec) config(dir string, onStep func(Step, int64)) JobConfig {
+	return JobConfig{Processor: s.Processor, Dir: dir, CheckpointEvery: s.Every, OnStep: onStep}
+}
+
+// randomSpec returns a job over n seeded events: disordered by up to
+// disorder (beyond the watermark delay, some events are late), with a tenth
+// of them redelivered, checkpointing every `every` events.
+func randomSpec(r *rand.Rand, cfg Config, n, every int, disorder int64) jobSpec {
+	evs := kit.RandomEvents(r, n, []string{"a", "b", "c", "d"}, 0, int64(n)*20)
+	evs = kit.BoundedShuffle(r, evs, disorder)
+	evs = kit.WithDuplicates(r, evs, 0.1)
+	return jobSpec{Processor: cfg, Every: every, Source: evs}
+}
+
+// crashSpecs returns the jobs the crash tests run, drawn from r: one
+// without allowed lateness and one with it (so the output holds updates),
+// both with late events and redeliveries, and a source length that is not a
+// multiple of the checkpoint interval, so the final checkpoint is its own.
+func crashSpecs(r *rand.Rand) []jobSpec {
+	mk := func(cfg Config, disorder int64) jobSpec {
+		for {
+			s := randomSpec(r, cfg, 80+r.IntN(30), 7+r.IntN(4), disorder)
+			if len(s.Source)%s.Every != 0 {
+				return s
+			}
+		}
+	}
+	return []jobSpec{
+		mk(Config{WindowSize: 100, WatermarkDelay: 40}, 80),
+		mk(Config{WindowSize: 150, WatermarkDelay: 30, AllowedLateness: 200}, 120),
+	}
+}
+
+// oracle is what a correct job over a spec produces, computed with a plain
+// Processor: the results of the events between two checkpoints, per
+// checkpoint. Checkpoint c (1-based) holds the results of the events at
+// offsets [(c-1)·Every, c·Every), and the last one those of the remaining
+// events and of Flush.
+type oracle struct {
+	perCheckpoint [][]kit.Result
+}
+
+// newOracle runs spec's source through a new Processor. When the source
+// length is a multiple of Every, the last "checkpoint" holds only Flush's
+// results (a job may take one checkpoint or two at the end then), so the
+// tests that count checkpoints use other lengths.
+func newOracle(t *testing.T, spec jobSpec) oracle {
+	t.Helper()
+	p, err := NewProcessor(spec.Processor)
+	if err != nil || p == nil {
+		t.Fatalf("NewProcessor(%+v) = %v, %v; want a processor and no error", spec.Processor, p, err)
+	}
+	o := oracle{perCheckpoint: make([][]kit.Result, len(spec.Source)/spec.Every+1)}
+	for i, e := range spec.Source {
+		c := i / spec.Every
+		o.perCheckpoint[c] = append(o.perCheckpoint[c], p.Process(e)...)
+	}
+	last := len(o.perCheckpoint) - 1
+	o.perCheckpoint[last] = append(o.perCheckpoint[last], p.Flush()...)
+	return o
+}
+
+// checkpoints is the number of checkpoints of an uninterrupted run.
+func (o oracle) checkpoints() int { return len(o.perCheckpoint) }
+
+// all returns every result, in order.
+func (o oracle) all() []kit.Result { return concat(o.perCheckpoint...) }
+
+// through returns the results of checkpoints 1..c: what is visible once
+// checkpoint c is committed.
+func (o oracle) through(c int) []kit.Result { return concat(o.perCheckpoint[:c]...) }
+
+// writesThrough returns the number of sink writes of checkpoints 1..c.
+func (o oracle) writesThrough(c int) int { return len(o.through(c)) }
+
+// writes returns the number of sink writes of an uninterrupted run.
+func (o oracle) writes() int { return o.writesThrough(o.checkpoints()) }
+
+// checkpointOfWrite returns the checkpoint whose transaction holds the
+// w-th write (1-based) of an uninterrupted run.
+func (o oracle) checkpointOfWrite(w int) int {
+	n := 0
+	for c, rs := range o.perCheckpoint {
+		n += len(rs)
+		if w <= n {
+			return c + 1
+		}
+	}
+	panic(fmt.Sprintf("suite bug: write %d of %d", w, n))
+}
+
+// runClean runs spec without a crash in a new dir, in this process, and
+// returns what it committed. It stops the test unless that is exactly the
+// oracle's output: the crash tests compare against it.
+func runClean(t *testing.T, spec jobSpec, o oracle) []kit.Result {
+	t.Helper()
+	dir := t.TempDir()
+	if err := RunJob(spec.config(dir, nil), spec.Source); err != nil {
+		t.Fatalf("RunJob without a crash (%v) = %v, want nil", spec, err)
+	}
+	got, err := ReadCommitted(dir)
+	if err != nil {
+		t.Fatalf("ReadCommitted after RunJob without a crash = %v, want no error", err)
+	}
+	if !slices.Equal(got, o.all()) {
+		t.Fatalf("even without a crash, the job's committed output is not the processor's output (%v):\n%s%s"+
+			"fix TestJobCommitsEveryResultExactlyOnce first", spec, diffResults(got, o.all()), sideBySide(got, o.all()))
+	}
+	return got
+}
+
+// crashPoint is where a run of the job is killed: at step of checkpoint
+// number At (1-based, counted from the start of the source, as in an
+// uninterrupted run), or for StepWrite right after the At-th write of an
+// uninterrupted run.
+type crashPoint struct {
+	Step Step
+	At   int
+}
+
+// restoredAfter returns the checkpoint a job killed at p resumes from:
+// the latest one stored before the kill (0: none, a fresh start).
+func (p crashPoint) restoredAfter(o oracle) int {
+	switch p.Step {
+	case StepWrite:
+		return o.checkpointOfWrite(p.At) - 1
+	case StepBeforePreCommit, StepAfterPreCommit:
+		return p.At - 1 // checkpoint At is not stored yet
+	default: // StepStored, StepAfterCommit
+		return p.At
+	}
+}
+
+// local returns the count a run that resumed from checkpoint restored
+// reaches p at: its k-th write or k-th checkpoint.
+func (p crashPoint) local(o oracle, restored int) int {
+	if p.Step == StepWrite {
+		return p.At - o.writesThrough(restored)
+	}
+	return p.At - restored
+}
+
+// describe says where p is, for the plan printed with a failure.
+func (p crashPoint) describe(o oracle, restored int) string {
+	k := p.local(o, restored)
+	if p.Step == StepWrite {
+		return fmt.Sprintf("right after write %d of %d (this run's write %d, in checkpoint %d's transaction)",
+			p.At, o.writes(), k, o.checkpointOfWrite(p.At))
+	}
+	return fmt.Sprintf("at %s of checkpoint %d of %d (this run's checkpoint %d)", p.Step, p.At, o.checkpoints(), k)
+}
+
+// The child process protocol: the test runs itself again (suite.RunChild)
+// with these variables, and in the child role runs the job once, killing
+// itself with SIGKILL at the k-th time it reaches the named step.
+const (
+	jobChildRole = "2pc-job"
+	specEnv      = "FLK_2PC_SPEC"  // path of the jobSpec, as JSON
+	dirEnv       = "FLK_2PC_DIR"   // the job's Dir
+	crashEnv     = "FLK_2PC_CRASH" // "<step> <k>", or empty: run to the end
+)
+
+// runJobChild is the child's side: it runs the job of $FLK_2PC_SPEC in
+// $FLK_2PC_DIR and, if $FLK_2PC_CRASH says so, kills its own process with
+// SIGKILL (no deferred function, no flush, no goodbye: a crash) when OnStep
+// reports the named step for the k-th time.
+func runJobChild(t *testing.T) {
+	data, err := os.ReadFile(os.Getenv(specEnv))
+	if err != nil {
+		t.Fatalf("child: read the job spec: %v", err)
+	}
+	var spec jobSpec
+	if err := json.Unmarshal(data, &spec); err != nil {
+		t.Fatalf("child: decode the job spec: %v", err)
+	}
+	var crashStep Step
+	crashAt := 0
+	if c := os.Getenv(crashEnv); c != "" {
+		step, k, _ := strings.Cut(c, " ")
+		crashStep = Step(step)
+		if crashAt, err = strconv.Atoi(k); err != nil {
+			t.Fatalf("child: bad %s=%q", crashEnv, c)
+		}
+	}
+	seen := 0
+	onStep := func(step Step, id int64) {
+		if step != crashStep {
+			return
+		}
+		if seen++; seen == crashAt {
+			fmt.Fprintf(os.Stderr, "child: SIGKILL at %s #%d (checkpoint id %d)\n", step, seen, id)
+			kill()
+		}
+	}
+	if err := RunJob(spec.config(os.Getenv(dirEnv), onStep), spec.Source); err != nil {
+		t.Fatalf("RunJob = %v, want nil", err)
+	}
+}
+
+// kill sends SIGKILL to this process (os.Process.Kill is SIGKILL on Unix)
+// and never returns: the process dies before its next instruction.
+func kill() {
+	p, err := os.FindProcess(os.Getpid())
+	if err == nil {
+		err = p.Kill()
+	}
+	if err != nil {
+		panic("child: cannot SIGKILL itself: " + err.Error())
+	}
+	select {}
+}
+
+// killedBySIGKILL reports whether a child's error says it died of SIGKILL.
+func killedBySIGKILL(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
+}
+
+// crashRun is a job run as child processes: one killed at each point of
+// plan, in order, then one that runs to the end.
+type crashRun struct {
+	t     *testing.T
+	test  string // the top-level test, which the children run again
+	spec  jobSpec
+	o     oracle
+	plan  []crashPoint
+	dir   string   // the job's Dir
+	story []string // what happened, run by run, for failure messages
+}
+
+// runWithCrashes runs spec in a new dir as a sequence of child processes of
+// the test binary: each killed with SIGKILL at its point of plan, then one
+// without a crash. It stops the test if a child was not killed where
+// planned, or the last one did not succeed, and returns the run.
+func runWithCrashes(t *testing.T, spec jobSpec, o oracle, plan []crashPoint) *crashRun {
+	t.Helper()
+	cr := &crashRun{t: t, test: strings.SplitN(t.Name(), "/", 2)[0], spec: spec, o: o, plan: plan, dir: t.TempDir()}
+	specFile := filepath.Join(t.TempDir(), "spec.json")
+	data, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatalf("suite bug: %v", err)
+	}
+	if err := os.WriteFile(specFile, data, 0o644); err != nil {
+		t.Fatalf("suite bug: %v", err)
+	}
+	env := []string{specEnv + "=" + specFile, dirEnv + "=" + cr.dir}
+
+	restored := 0
+	for i, p := range plan {
+		k := p.local(o, restored)
+		if k < 1 {
+			t.Fatalf("suite bug: crash point %+v is before the run resumed from checkpoint %d", p, restored)
+		}
+		where := p.describe(o, restored)
+		out, err := suite.RunChild(cr.test, jobChildRole, append(env, fmt.Sprintf("%s=%s %d", crashEnv, p.Step, k))...)
+		switch {
+		case killedBySIGKILL(err):
+		case err == nil:
+			t.Fatalf("run %d was to be killed %s, but it ran to the end calling OnStep(%q, …) fewer than %d times,\n"+
+				"so it was never killed and this test proves nothing. RunJob must call OnStep at every step of the protocol\n"+
+				"(see TestJobFollowsCheckpointProtocol).\nrun so far:\n%s\nchild output:\n%s",
+				i+1, where, p.Step, k, cr.history(), out)
+		default:
+			t.Fatalf("run %d was to be killed %s, but the job failed first (%v).\nrun so far:\n%s\nchild output:\n%s",
+				i+1, where, err, cr.history(), out)
+		}
+		cr.story = append(cr.story, fmt.Sprintf("run %d: killed %s", i+1, where))
+		restored = p.restoredAfter(o)
+	}
+	out, err := suite.RunChild(cr.test, jobChildRole, env...)
+	if err != nil {
+		t.Fatalf("run %d (restarted, no crash): RunJob failed (%v); a restart after a crash must recover and finish.\nrun so far:\n%s\nchild output:\n%s",
+			len(plan)+1, err, cr.history(), out)
+	}
+	cr.story = append(cr.story, fmt.Sprintf("run %d: restarted, no crash, ran to the end", len(plan)+1))
+	t.Cleanup(func() {
+		if !t.Failed() { // a failure message shows the plan already
+			t.Logf("crash plan:\n%s", cr.history())
+		}
+	})
+	return cr
+}
+
+// history renders the runs so far and the job, one line each.
+func (cr *crashRun) history() string {
+	lines := []string{"  job: " + cr.spec.String()}
+	for _, s := range cr.story {
+		lines = append(lines, "  "+s)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// expectExactlyOnce fails the test unless the committed output of the
+// crashed-and-restarted job equals want, the uninterrupted run's, and
+// explains what a difference means.
+func (cr *crashRun) expectExactlyOnce(want []kit.Result, why string) {
+	cr.t.Helper()
+	got, err := ReadCommitted(cr.dir)
+	if err != nil {
+		cr.t.Fatalf("ReadCommitted after the crashed job finished = %v, want no error\n%s", err, cr.history())
+	}
+	if slices.Equal(got, want) {
+		return
+	}
+	changed, lost, extra := classifyDiff(got, want)
+	var causes []string
+	if changed > 0 {
+		causes = append(causes, fmt.Sprintf("%d result(s) with a wrong count or sum: the restarted job did not process exactly the events "+
+			"the uninterrupted one did. It must restore the processor from its latest checkpoint and replay the source from that "+
+			"checkpoint's offset: skipping events undercounts, feeding events twice to a processor that has not seen them overcounts", changed))
+	}
+	if lost > 0 {
+		causes = append(causes, fmt.Sprintf("%d result(s) lost. A lost result was in a transaction that was never committed, and no replay "+
+			"produced it again: recovery aborted a transaction its stored checkpoint lists as pending, or the restarted job skipped "+
+			"source events (it must replay from the checkpointed offset, with the processor restored from the same checkpoint)", lost))
+	}
+	if extra > 0 {
+		causes = append(causes, fmt.Sprintf("%d result(s) duplicated or unexpected. A result visible twice was published before the crash "+
+			"and again after the replay: something became visible before its checkpoint was stored, recovery committed a transaction "+
+			"that is not pending, or the restarted job replayed events its restored state already covers (source offset or processor "+
+			"not restored)", extra))
+	}
+	if len(causes) == 0 {
+		causes = append(causes, "the same results in another order: transactions must be read in checkpoint order, "+
+			"and a restarted job must continue with checkpoint ids greater than its restored one")
+	}
+	cr.t.Errorf("after the crash(es) and the restart, ReadCommitted returned %d results; the uninterrupted run committed %d.\n%s\n\n"+
+		"what happened:\n%s\n\n%s\n%s\nwhy it matters: %s",
+		len(got), len(want), "- "+strings.Join(causes, "\n- "), cr.history(), diffResults(got, want), sideBySide(got, want), why)
+}
+
+// classifyDiff compares got with want as multisets: changed counts the
+// results of want that got holds for the same key and window but with
+// another count or sum; lost those got lacks altogether; extra those got
+// holds beyond want and not explained as changed.
+func classifyDiff(got, want []kit.Result) (changed, lost, extra int) {
+	count := map[kit.Result]int{}
+	for _, r := range want {
+		count[r]++
+	}
+	var extras []kit.Result
+	for _, r := range got {
+		if count[r] > 0 {
+			count[r]--
+		} else {
+			extras = append(extras, r)
+		}
+	}
+	type window struct {
+		key        string
+		start, end int64
+		update     bool
+	}
+	missing := map[window]int{}
+	for r, n := range count {
+		missing[window{r.Key, r.Start, r.End, r.IsUpdate}] += n
+		lost += n
+	}
+	for _, r := range extras {
+		if w := (window{r.Key, r.Start, r.End, r.IsUpdate}); missing[w] > 0 {
+			missing[w]--
+			changed++
+			lost--
+		} else {
+			extra++
+		}
+	}
+	return changed, lost, extra
+}
+
+// stepRecord is one OnStep call of a recorded run, with what a reader saw
+// at that moment.
+type stepRecord struct {
+	step      Step
+	id        int64
+	committed []kit.Result // ReadCommitted at this step (checkpoint steps only)
+	readErr   error
+}
+
+// runRecorded runs spec without a crash in dir, in this process, recording
+// every OnStep call and, at each checkpoint step, what ReadCommitted shows.
+func runRecorded(spec jobSpec, dir string) ([]stepRecord, error) {
+	var recs []stepRecord
+	onStep := func(step Step, id int64) {
+		rec := stepRecord{step: step, id: id}
+		if step != StepWrite {
+			rec.committed, rec.readErr = ReadCommitted(dir)
+		}
+		recs = append(recs, rec)
+	}
+	err := RunJob(spec.config(dir, onStep), spec.Source)
+	return recs, err
+}
+
+// fmtSteps renders recorded steps compactly: runs of writes as "write×n",
+// at most limit entries.
+func fmtSteps(recs []stepRecord, limit int) string {
+	var parts []string
+	for i := 0; i < len(recs); {
+		if len(parts) == limit {
+			parts = append(parts, "…")
+			break
+		}
+		if recs[i].step == StepWrite {
+			j := i
+			for j < len(recs) && recs[j].step == StepWrite {
+				j++
+			}
+			parts = append(parts, fmt.Sprintf("write×%d", j-i))
+			i = j
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s(%d)", recs[i].step, recs[i].id))
+		i++
+	}
+	if len(parts) == 0 {
+		return "(no steps)"
+	}
+	return strings.Join(parts, " → ")
+}
