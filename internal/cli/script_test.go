@@ -56,6 +56,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GOTOOLCHAIN", "local") // never download a toolchain in a test
 			env.Setenv("GOFLAGS", "-mod=readonly")
 			env.Setenv("CI", "true") // plain output
+			// Under -race every de process would sleep a second at exit.
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			// The folder holding the de command, so a script can run de with no go on PATH.
 			env.Setenv("DEBIN", strings.SplitN(env.Getenv("PATH"), string(os.PathListSeparator), 2)[0])
 			env.Cd = dst
