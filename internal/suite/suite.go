@@ -1,6 +1,7 @@
 // Package suite holds the small helpers every stage suite shares: turning a
-// learner's panic into one failed test, and seeded randomness whose seed is
-// printed when a test fails.
+// learner's panic into one failed test (or, with Catch, into the failure a
+// test explains), and seeded randomness whose seed is printed when a test
+// fails.
 //
 // It is internal to the course: learners read it but never call it. Suites
 // use only the stage API of COURSE.md plus kit and this package, so that a
@@ -52,12 +53,35 @@ func Recover(t testing.TB) {
 		t.Errorf("%s%s", NotImplemented, msg)
 		return
 	}
-	t.Errorf("panic: %s\n%s", msg, userFrames(debug.Stack()))
+	t.Errorf("panic: %s\n%s", msg, codeFrames(debug.Stack(), false))
 }
 
-// userFrames keeps the function/file line pairs of a goroutine stack that
-// are not in the runtime, the testing package or this package.
-func userFrames(stack []byte) string {
+// Catch calls f and returns "" if it returns, or, if it panics, the panic
+// value and where: the frames of the code under test between the panic and
+// the suite's call (not the runtime, not a stage suite, not this package),
+// at most four. Use it where a panic is the failure to explain, as in
+// "RestoreProcessor must return an error, not panic". A "TODO" panic (a
+// skeleton's body) is passed on, so that Recover reports the test as not
+// implemented yet.
+func Catch(f func()) (panicked string) {
+	defer func() {
+		if r := recover(); r != nil {
+			if strings.HasPrefix(fmt.Sprint(r), "TODO") {
+				panic(r)
+			}
+			panicked = fmt.Sprintf("%v\n%s", r, codeFrames(debug.Stack(), true))
+		}
+	}()
+	f()
+	return ""
+}
+
+// codeFrames keeps the function/file line pairs of a goroutine stack that
+// are not in the runtime, the testing package or this package. With
+// underTest, it keeps only the code under test: it stops at the first frame
+// of a stage suite (the caller, and the test harness below it) and after
+// four frames.
+func codeFrames(stack []byte, underTest bool) string {
 	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(stack))
 	sc.Scan() // "goroutine N [running]:"
@@ -68,9 +92,11 @@ func userFrames(stack []byte) string {
 		}
 		file := strings.TrimSpace(sc.Text())
 		switch {
+		case underTest && (strings.Contains(fn, "/stages/") || len(out) == 4):
+			return strings.Join(out, "\n")
 		case strings.HasPrefix(fn, "runtime/"), strings.HasPrefix(fn, "runtime."),
 			strings.HasPrefix(fn, "testing."), strings.HasPrefix(fn, "panic("),
-			strings.Contains(fn, "/internal/suite."):
+			strings.HasPrefix(fn, "created by "), strings.Contains(fn, "/internal/suite."):
 			continue
 		}
 		out = append(out, "    "+fn+"\n        "+file)

@@ -57,16 +57,16 @@ func TestAssignWindowFloorsTimestamps(t *testing.T) {
 func TestBoundaryEventGoesToNextWindow(t *testing.T) {
 	defer suite.Recover(t)
 	r := newRun(t, Config{WindowSize: 10})
-	r.processAll(ev("e1", "a", 0, 1), ev("e2", "a", 9, 2))
-	got := r.process(ev("e3", "a", 10, 4))
-	r.expect("Process(e3 a@10=4)", got, []kit.Result{res("a", 0, 10, 2, 3)},
+	r.ProcessAll(ev("e1", "a", 0, 1), ev("e2", "a", 9, 2))
+	got := r.Process(ev("e3", "a", 10, 4))
+	r.Expect("Process(e3 a@10=4)", got, []kit.Result{res("a", 0, 10, 2, 3)},
 		"e3 at ts 10 raises the watermark to 10, the end of [0,10), so that window fires — but without e3:\n"+
 			"windows are [start, end), end exclusive, so ts 10 belongs to [10,20)")
-	r.process(ev("e4", "a", 19, 8))
-	got = r.process(ev("e5", "a", 20, 16))
-	r.expect("Process(e5 a@20=16)", got, []kit.Result{res("a", 10, 20, 2, 12)},
+	r.Process(ev("e4", "a", 19, 8))
+	got = r.Process(ev("e5", "a", 20, 16))
+	r.Expect("Process(e5 a@20=16)", got, []kit.Result{res("a", 10, 20, 2, 12)},
 		"[10,20) holds e3 (ts 10) and e4 (ts 19); e5 at ts 20 closes it and belongs to [20,30)")
-	r.expect("Flush()", r.flush(), []kit.Result{res("a", 20, 30, 1, 16)},
+	r.Expect("Flush()", r.Flush(), []kit.Result{res("a", 20, 30, 1, 16)},
 		"e5 at ts 20 is the only event of [20,30)")
 }
 
@@ -74,7 +74,7 @@ func TestBoundaryEventGoesToNextWindow(t *testing.T) {
 func TestNegativeTimestampsAreFloored(t *testing.T) {
 	defer suite.Recover(t)
 	r := newRun(t, Config{WindowSize: 10, WatermarkDelay: 100})
-	r.processAll(
+	r.ProcessAll(
 		ev("e1", "a", -15, 1),
 		ev("e2", "a", -11, 2),
 		ev("e3", "a", -10, 4),
@@ -82,8 +82,8 @@ func TestNegativeTimestampsAreFloored(t *testing.T) {
 		ev("e5", "a", 0, 16),
 		ev("e6", "a", 5, 32),
 	)
-	r.flush()
-	r.expect("the whole run", r.emitted, []kit.Result{
+	r.Flush()
+	r.Expect("the whole run", r.Emitted(), []kit.Result{
 		res("a", -20, -10, 2, 3),
 		res("a", -10, 0, 2, 12),
 		res("a", 0, 10, 2, 48),

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -18,20 +19,20 @@ func TestWindowFiresWhenWatermarkReachesEnd(t *testing.T) {
 	t.Run("by AdvanceWatermark", func(t *testing.T) {
 		defer suite.Recover(t)
 		r := newRun(t, Config{WindowSize: 10})
-		r.expect("Process(e1 a@5=3)", r.process(ev("e1", "a", 5, 3)), nil,
+		r.Expect("Process(e1 a@5=3)", r.Process(ev("e1", "a", 5, 3)), nil,
 			"the watermark is 5 and [0,10) ends at 10: the window is still open")
-		r.expect("AdvanceWatermark(9)", r.advance(9), nil,
+		r.Expect("AdvanceWatermark(9)", r.Advance(9), nil,
 			"watermark 9 < end 10: an event at ts 9 may still come, so [0,10) must not fire yet")
-		r.expect("AdvanceWatermark(10)", r.advance(10), []kit.Result{res("a", 0, 10, 1, 3)},
+		r.Expect("AdvanceWatermark(10)", r.Advance(10), []kit.Result{res("a", 0, 10, 1, 3)},
 			"watermark 10 ≥ end 10: no event of [0,10) can come any more (the end is exclusive), so it fires now")
 	})
 	t.Run("by an event", func(t *testing.T) {
 		defer suite.Recover(t)
 		r := newRun(t, Config{WindowSize: 10, WatermarkDelay: 5})
-		r.process(ev("e1", "a", 5, 3))
-		r.expect("Process(e2 b@14=1)", r.process(ev("e2", "b", 14, 1)), nil,
+		r.Process(ev("e1", "a", 5, 3))
+		r.Expect("Process(e2 b@14=1)", r.Process(ev("e2", "b", 14, 1)), nil,
 			"the watermark is 14 − delay 5 = 9 < end 10: [0,10) stays open")
-		r.expect("Process(e3 b@15=1)", r.process(ev("e3", "b", 15, 1)), []kit.Result{res("a", 0, 10, 1, 3)},
+		r.Expect("Process(e3 b@15=1)", r.Process(ev("e3", "b", 15, 1)), []kit.Result{res("a", 0, 10, 1, 3)},
 			"the watermark is 15 − delay 5 = 10 ≥ end 10: the event that raises it returns the windows it makes fire")
 	})
 }
@@ -42,21 +43,21 @@ func TestEmissionIsDrivenByWatermarkNotArrival(t *testing.T) {
 	r := newRun(t, Config{WindowSize: 10, WatermarkDelay: 50})
 	for i := range int64(10) {
 		e := ev(fmt.Sprintf("e%d", i), "a", 5*i, 1+i)
-		if got := r.process(e); len(got) > 0 {
+		if got := r.Process(e); len(got) > 0 {
 			t.Fatalf("Process(%v) returned\n%s\nwant nothing: the watermark is %d − delay 50 = %d, below the end of every window.\n"+
 				"A result goes out when the watermark reaches the window's end, never on an event's arrival:\n"+
 				"until then more events of the window may arrive (that is what WatermarkDelay allows).\n\n%s",
-				e, fmtResults(got), e.TS, e.TS-50, r.timeline())
+				e, windowtest.FmtResults(got), e.TS, e.TS-50, r.Timeline())
 		}
 	}
-	r.expect("Process(b1 b@60=7)", r.process(ev("b1", "b", 60, 7)), []kit.Result{res("a", 0, 10, 2, 3)},
+	r.Expect("Process(b1 b@60=7)", r.Process(ev("b1", "b", 60, 7)), []kit.Result{res("a", 0, 10, 2, 3)},
 		"ts 60 raises the watermark to 60 − 50 = 10: only [0,10) ends at or below it")
-	r.expect("AdvanceWatermark(45)", r.advance(45), []kit.Result{
+	r.Expect("AdvanceWatermark(45)", r.Advance(45), []kit.Result{
 		res("a", 10, 20, 2, 7),
 		res("a", 20, 30, 2, 11),
 		res("a", 30, 40, 2, 15),
 	}, "watermark 45 passes the ends 20, 30 and 40; [40,50) (end 50) stays open")
-	r.expect("Flush()", r.flush(), []kit.Result{
+	r.Expect("Flush()", r.Flush(), []kit.Result{
 		res("a", 40, 50, 2, 19),
 		res("b", 60, 70, 1, 7),
 	}, "Flush fires every window still open")
@@ -67,18 +68,18 @@ func TestEachWindowIsEmittedOnce(t *testing.T) {
 	defer suite.Recover(t)
 	r := newRun(t, Config{WindowSize: 10})
 	const why = "every window and key is emitted exactly once: once it has fired it is done (AllowedLateness is 0)"
-	r.processAll(ev("e1", "a", 1, 1), ev("e2", "b", 2, 2))
-	r.expect("Process(e3 a@12=4)", r.process(ev("e3", "a", 12, 4)),
+	r.ProcessAll(ev("e1", "a", 1, 1), ev("e2", "b", 2, 2))
+	r.Expect("Process(e3 a@12=4)", r.Process(ev("e3", "a", 12, 4)),
 		[]kit.Result{res("a", 0, 10, 1, 1), res("b", 0, 10, 1, 2)}, "watermark 12 ≥ 10: [0,10) fires")
-	r.expect("AdvanceWatermark(12)", r.advance(12), nil, "the watermark is 12 already; "+why)
-	r.expect("AdvanceWatermark(15)", r.advance(15), nil, "[0,10) has fired and [10,20) ends at 20; "+why)
-	r.expect("Process(e4 b@13=8)", r.process(ev("e4", "b", 13, 8)), nil, "[10,20) is still open; "+why)
-	r.expect("Process(e5 a@25=16)", r.process(ev("e5", "a", 25, 16)),
+	r.Expect("AdvanceWatermark(12)", r.Advance(12), nil, "the watermark is 12 already; "+why)
+	r.Expect("AdvanceWatermark(15)", r.Advance(15), nil, "[0,10) has fired and [10,20) ends at 20; "+why)
+	r.Expect("Process(e4 b@13=8)", r.Process(ev("e4", "b", 13, 8)), nil, "[10,20) is still open; "+why)
+	r.Expect("Process(e5 a@25=16)", r.Process(ev("e5", "a", 25, 16)),
 		[]kit.Result{res("a", 10, 20, 1, 4), res("b", 10, 20, 1, 8)}, "watermark 25 ≥ 20: [10,20) fires, [0,10) must not again")
-	r.expect("AdvanceWatermark(25)", r.advance(25), nil, why)
-	r.expect("Flush()", r.flush(), []kit.Result{res("a", 20, 30, 1, 16)}, "only [20,30) has not fired yet")
-	r.expect("a second Flush()", r.flush(), nil, why)
-	r.expect("AdvanceWatermark(1000) after Flush", r.advance(1000), nil, why)
+	r.Expect("AdvanceWatermark(25)", r.Advance(25), nil, why)
+	r.Expect("Flush()", r.Flush(), []kit.Result{res("a", 20, 30, 1, 16)}, "only [20,30) has not fired yet")
+	r.Expect("a second Flush()", r.Flush(), nil, why)
+	r.Expect("AdvanceWatermark(1000) after Flush", r.Advance(1000), nil, why)
 }
 
 // TestResultsOfOneCallAreOrdered certifies that the results of one call are ordered by window end, then start, then key.
@@ -100,7 +101,7 @@ func TestResultsOfOneCallAreOrdered(t *testing.T) {
 		}
 	}
 	rnd.Shuffle(len(events), func(i, j int) { events[i], events[j] = events[j], events[i] })
-	want := expectedResults(events, size)
+	want := windowtest.InOrderResults(events, size)
 	byEnd := func(ends ...int64) []kit.Result {
 		var out []kit.Result
 		for _, w := range want {
@@ -112,13 +113,13 @@ func TestResultsOfOneCallAreOrdered(t *testing.T) {
 	}
 
 	r := newRun(t, Config{WindowSize: size, WatermarkDelay: delay})
-	r.processAll(events...)
+	r.ProcessAll(events...)
 	const why = "the results of one call are ordered by (End, Start, Key), keys as strings (\"k10\" < \"k2\"); kit.SortResults does it"
-	r.expect("Process(last k1@1015=1)", r.process(ev("last", "k1", 15+delay, 1)), byEnd(-10, 0, 10),
+	r.Expect("Process(last k1@1015=1)", r.Process(ev("last", "k1", 15+delay, 1)), byEnd(-10, 0, 10),
 		"watermark 15 fires the three windows ending at -10, 0 and 10; "+why)
-	r.expect("AdvanceWatermark(20)", r.advance(20), byEnd(20), "watermark 20 fires [10,20); "+why)
+	r.Expect("AdvanceWatermark(20)", r.Advance(20), byEnd(20), "watermark 20 fires [10,20); "+why)
 	want = append(byEnd(30), res("k1", 1010, 1020, 1, 1))
-	r.expect("Flush()", r.flush(), want, "Flush fires [20,30) and the window of the last event; "+why)
+	r.Expect("Flush()", r.Flush(), want, "Flush fires [20,30) and the window of the last event; "+why)
 }
 
 // TestFlushFiresEveryRemainingWindow certifies that Flush fires every open window in order, moves the watermark to math.MaxInt64, and sends later events to Late.
@@ -127,35 +128,35 @@ func TestFlushFiresEveryRemainingWindow(t *testing.T) {
 	t.Run("open windows", func(t *testing.T) {
 		defer suite.Recover(t)
 		r := newRun(t, Config{WindowSize: 100, WatermarkDelay: 1000})
-		r.processAll(
+		r.ProcessAll(
 			ev("e1", "b", 250, 1),
 			ev("e2", "a", 30, 2),
 			ev("e3", "b", -40, 4),
 			ev("e4", "a", 270, 8),
 			ev("e5", "a", 999, 16),
 		)
-		r.expect("Flush()", r.flush(), []kit.Result{
+		r.Expect("Flush()", r.Flush(), []kit.Result{
 			res("b", -100, 0, 1, 4),
 			res("a", 0, 100, 1, 2),
 			res("a", 200, 300, 1, 8),
 			res("b", 200, 300, 1, 1),
 			res("a", 900, 1000, 1, 16),
 		}, "Flush is the end of the input: every window fires, as if the watermark jumped to math.MaxInt64")
-		if wm := r.p.Watermark(); wm != math.MaxInt64 {
+		if wm := r.Watermark(); wm != math.MaxInt64 {
 			t.Errorf("Watermark() after Flush = %d, want math.MaxInt64 (%d): Flush is Flink's final watermark, the end of event time", wm, int64(math.MaxInt64))
 		}
-		r.expect("a second Flush()", r.flush(), nil, "everything has fired already")
-		r.expect("Process(e6 a@5000=1) after Flush", r.process(ev("e6", "a", 5000, 1)), nil,
+		r.Expect("a second Flush()", r.Flush(), nil, "everything has fired already")
+		r.Expect("Process(e6 a@5000=1) after Flush", r.Process(ev("e6", "a", 5000, 1)), nil,
 			"after Flush every window is expired: the event goes to Late, it opens no window")
-		if got, want := r.p.Late(), []kit.Event{ev("e6", "a", 5000, 1)}; !slices.Equal(got, want) {
-			t.Errorf("Late() = %s, want %s: an event after the end of the input is late, never dropped\n\n%s", fmtEvents(got), fmtEvents(want), r.timeline())
+		if got, want := r.Late(), []kit.Event{ev("e6", "a", 5000, 1)}; !slices.Equal(got, want) {
+			t.Errorf("Late() = %s, want %s: an event after the end of the input is late, never dropped\n\n%s", windowtest.FmtEvents(got), windowtest.FmtEvents(want), r.Timeline())
 		}
 	})
 	t.Run("fresh processor", func(t *testing.T) {
 		defer suite.Recover(t)
 		r := newRun(t, Config{WindowSize: 100})
-		r.expect("Flush() with no events", r.flush(), nil, "there is no window to fire")
-		if wm := r.p.Watermark(); wm != math.MaxInt64 {
+		r.Expect("Flush() with no events", r.Flush(), nil, "there is no window to fire")
+		if wm := r.Watermark(); wm != math.MaxInt64 {
 			t.Errorf("Watermark() after Flush = %d, want math.MaxInt64 (%d), even with no events", wm, int64(math.MaxInt64))
 		}
 	})
@@ -165,16 +166,16 @@ func TestFlushFiresEveryRemainingWindow(t *testing.T) {
 func TestAdvanceWatermarkFiresWithoutEvents(t *testing.T) {
 	defer suite.Recover(t)
 	r := newRun(t, Config{WindowSize: 10, WatermarkDelay: 1000})
-	r.processAll(ev("e1", "a", 3, 1), ev("e2", "b", 14, 2), ev("e3", "a", 27, 4))
-	r.expect("AdvanceWatermark(20)", r.advance(20), []kit.Result{res("a", 0, 10, 1, 1), res("b", 10, 20, 1, 2)},
+	r.ProcessAll(ev("e1", "a", 3, 1), ev("e2", "b", 14, 2), ev("e3", "a", 27, 4))
+	r.Expect("AdvanceWatermark(20)", r.Advance(20), []kit.Result{res("a", 0, 10, 1, 1), res("b", 10, 20, 1, 2)},
 		"the events alone give a watermark of 27 − 1000; an upstream watermark of 20 fires [0,10) and [10,20) with no new event")
-	if wm := r.p.Watermark(); wm != 20 {
-		t.Errorf("Watermark() after AdvanceWatermark(20) = %d, want 20\n\n%s", wm, r.timeline())
+	if wm := r.Watermark(); wm != 20 {
+		t.Errorf("Watermark() after AdvanceWatermark(20) = %d, want 20\n\n%s", wm, r.Timeline())
 	}
-	r.expect("AdvanceWatermark(30)", r.advance(30), []kit.Result{res("a", 20, 30, 1, 4)}, "watermark 30 reaches the end of [20,30)")
-	r.expect("Process(e4 a@31=8)", r.process(ev("e4", "a", 31, 8)), nil, "31 − 1000 is below the watermark 30, which stays")
-	if wm := r.p.Watermark(); wm != 30 {
-		t.Errorf("Watermark() = %d, want 30: an event whose ts − delay is below the watermark leaves it where it is\n\n%s", wm, r.timeline())
+	r.Expect("AdvanceWatermark(30)", r.Advance(30), []kit.Result{res("a", 20, 30, 1, 4)}, "watermark 30 reaches the end of [20,30)")
+	r.Expect("Process(e4 a@31=8)", r.Process(ev("e4", "a", 31, 8)), nil, "31 − 1000 is below the watermark 30, which stays")
+	if wm := r.Watermark(); wm != 30 {
+		t.Errorf("Watermark() = %d, want 30: an event whose ts − delay is below the watermark leaves it where it is\n\n%s", wm, r.Timeline())
 	}
 }
 
@@ -182,7 +183,7 @@ func TestAdvanceWatermarkFiresWithoutEvents(t *testing.T) {
 func TestCountAndSumArePerKeyAndWindow(t *testing.T) {
 	defer suite.Recover(t)
 	r := newRun(t, Config{WindowSize: 60, WatermarkDelay: 500})
-	r.processAll(
+	r.ProcessAll(
 		ev("e1", "eu", 10, 5),
 		ev("e2", "us", 20, 7),
 		ev("e3", "eu", 59, 1),
@@ -192,8 +193,8 @@ func TestCountAndSumArePerKeyAndWindow(t *testing.T) {
 		ev("e7", "us", 61, 2),
 		ev("e8", "eu", 30, 10),
 	)
-	r.flush()
-	r.expect("the whole run", r.emitted, []kit.Result{
+	r.Flush()
+	r.Expect("the whole run", r.Emitted(), []kit.Result{
 		res("eu", 0, 60, 3, 16),
 		res("us", 0, 60, 2, 10),
 		res("ap", 60, 120, 1, 9),

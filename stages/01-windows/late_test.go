@@ -3,55 +3,47 @@
 package windows
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
-
-// expectLate fails the test unless r's side output is exactly want.
-func expectLate(t *testing.T, r *run, want []kit.Event, why string) {
-	t.Helper()
-	if got := r.p.Late(); !slices.Equal(got, want) {
-		t.Errorf("Late() = %s\nwant      %s\n%s\n\n%s", fmtEvents(got), fmtEvents(want), why, r.timeline())
-	}
-}
 
 // TestExpiredWindowEventGoesToSideOutput certifies that an event whose window has expired goes to Late, is not counted, and changes no result.
 func TestExpiredWindowEventGoesToSideOutput(t *testing.T) {
 	defer suite.Recover(t)
 	r := newRun(t, Config{WindowSize: 10})
-	r.process(ev("e1", "a", 5, 1))
-	r.expect("Process(e2 a@12=2)", r.process(ev("e2", "a", 12, 2)), []kit.Result{res("a", 0, 10, 1, 1)}, "watermark 12 fires [0,10)")
+	r.Process(ev("e1", "a", 5, 1))
+	r.Expect("Process(e2 a@12=2)", r.Process(ev("e2", "a", 12, 2)), []kit.Result{res("a", 0, 10, 1, 1)}, "watermark 12 fires [0,10)")
 	late := ev("e3", "a", 7, 100)
-	r.expect("Process(e3 a@7=100)", r.process(late), nil,
+	r.Expect("Process(e3 a@7=100)", r.Process(late), nil,
 		"[0,10) has fired and expired (watermark 12 ≥ end 10, AllowedLateness 0): e3 is late and emits nothing")
-	expectLate(t, r, []kit.Event{late},
+	r.ExpectLate([]kit.Event{late},
 		"an event whose window has expired goes to the side output — never dropped silently: a late event\n"+
 			"is data someone may need to reconcile, and counting it would change a result already emitted")
-	r.expect("Flush()", r.flush(), []kit.Result{res("a", 10, 20, 1, 2)}, "e3 is not counted anywhere; [0,10) is not emitted again")
+	r.Expect("Flush()", r.Flush(), []kit.Result{res("a", 10, 20, 1, 2)}, "e3 is not counted anywhere; [0,10) is not emitted again")
 }
 
 // TestEventIsLateExactlyWhenWatermarkReachesItsWindowEnd certifies that an event is late when the watermark has reached its window's end, even if that window never had an event.
 func TestEventIsLateExactlyWhenWatermarkReachesItsWindowEnd(t *testing.T) {
 	defer suite.Recover(t)
 	r := newRun(t, Config{WindowSize: 10, WatermarkDelay: 3})
-	r.process(ev("e1", "a", 13, 1)) // watermark 10
-	r.expect("Process(e2 b@9=2)", r.process(ev("e2", "b", 9, 2)), nil, "[0,10) is expired")
-	r.expect("Process(e3 b@10=4)", r.process(ev("e3", "b", 10, 4)), nil, "[10,20) is open")
-	expectLate(t, r, []kit.Event{ev("e2", "b", 9, 2)},
+	r.Process(ev("e1", "a", 13, 1)) // watermark 10
+	r.Expect("Process(e2 b@9=2)", r.Process(ev("e2", "b", 9, 2)), nil, "[0,10) is expired")
+	r.Expect("Process(e3 b@10=4)", r.Process(ev("e3", "b", 10, 4)), nil, "[10,20) is open")
+	r.ExpectLate([]kit.Event{ev("e2", "b", 9, 2)},
 		"the watermark is 13 − 3 = 10 when e2 arrives: [0,10) is expired (watermark ≥ end), although it never\n"+
 			"had an event, so e2 (ts 9) is late. e3 (ts 10) belongs to [10,20), which is open.\n"+
 			"Lateness is judged by the watermark, not by whether a window's state exists")
-	r.expect("Flush()", r.flush(), []kit.Result{res("a", 10, 20, 1, 1), res("b", 10, 20, 1, 4)}, "e2 is late, so only [10,20) has results")
+	r.Expect("Flush()", r.Flush(), []kit.Result{res("a", 10, 20, 1, 1), res("b", 10, 20, 1, 4)}, "e2 is late, so only [10,20) has results")
 }
 
 // TestSideOutputKeepsArrivalOrder certifies that Late returns every late event so far, in arrival order, and that calling it does not clear it.
 func TestSideOutputKeepsArrivalOrder(t *testing.T) {
 	defer suite.Recover(t)
 	r := newRun(t, Config{WindowSize: 10})
-	r.process(ev("e0", "a", 50, 1)) // watermark 50: every window ending at or below 50 is expired
+	r.Process(ev("e0", "a", 50, 1)) // watermark 50: every window ending at or below 50 is expired
 	late := []kit.Event{
 		ev("x1", "x", 7, 1),
 		ev("y1", "y", 2, 2),
@@ -59,13 +51,13 @@ func TestSideOutputKeepsArrivalOrder(t *testing.T) {
 		ev("z1", "z", -4, 4),
 		ev("y2", "y", 49, 5),
 	}
-	r.processAll(late[:2]...)
-	expectLate(t, r, late[:2], "the side output holds the late events in the order they arrived")
-	expectLate(t, r, late[:2], "reading the side output does not clear it: Late returns every late event so far")
-	r.processAll(late[2:]...)
-	expectLate(t, r, late, "the side output keeps arrival order, not timestamp order: it is a stream, like Flink's side output")
-	if len(r.emitted) > 0 {
-		t.Errorf("late events emitted\n%s\nwant nothing: a late event is not counted in any window\n\n%s", fmtResults(r.emitted), r.timeline())
+	r.ProcessAll(late[:2]...)
+	r.ExpectLate(late[:2], "the side output holds the late events in the order they arrived")
+	r.ExpectLate(late[:2], "reading the side output does not clear it: Late returns every late event so far")
+	r.ProcessAll(late[2:]...)
+	r.ExpectLate(late, "the side output keeps arrival order, not timestamp order: it is a stream, like Flink's side output")
+	if len(r.Emitted()) > 0 {
+		t.Errorf("late events emitted\n%s\nwant nothing: a late event is not counted in any window\n\n%s", windowtest.FmtResults(r.Emitted()), r.Timeline())
 	}
 }
 
@@ -75,39 +67,39 @@ func TestDuplicateIDsAreIgnored(t *testing.T) {
 	t.Run("twice in an open window", func(t *testing.T) {
 		defer suite.Recover(t)
 		r := newRun(t, Config{WindowSize: 10, WatermarkDelay: 100})
-		r.processAll(ev("e1", "a", 1, 5), ev("e1", "a", 1, 5), ev("e2", "a", 2, 1), ev("e1", "a", 1, 5))
-		r.expect("Flush()", r.flush(), []kit.Result{res("a", 0, 10, 2, 6)},
+		r.ProcessAll(ev("e1", "a", 1, 5), ev("e1", "a", 1, 5), ev("e2", "a", 2, 1), ev("e1", "a", 1, 5))
+		r.Expect("Flush()", r.Flush(), []kit.Result{res("a", 0, 10, 2, 6)},
 			"e1 delivered three times is one event: at-least-once input, exactly-once effect. Dedup by ID")
 	})
 	t.Run("same ID, other fields", func(t *testing.T) {
 		defer suite.Recover(t)
 		r := newRun(t, Config{WindowSize: 10, WatermarkDelay: 100})
-		r.processAll(ev("e1", "a", 1, 5), ev("e1", "b", 3, 7), ev("e1", "a", 25, 9))
-		r.expect("Flush()", r.flush(), []kit.Result{res("a", 0, 10, 1, 5)},
+		r.ProcessAll(ev("e1", "a", 1, 5), ev("e1", "b", 3, 7), ev("e1", "a", 25, 9))
+		r.Expect("Flush()", r.Flush(), []kit.Result{res("a", 0, 10, 1, 5)},
 			"the ID identifies the record: a second e1 is a redelivery and is ignored, whatever its key, time and value")
 	})
 	t.Run("after its window fired", func(t *testing.T) {
 		defer suite.Recover(t)
 		r := newRun(t, Config{WindowSize: 10})
-		r.processAll(ev("e1", "a", 1, 5), ev("e2", "a", 15, 1))
-		r.expect("Process(e1 a@1=5) again", r.process(ev("e1", "a", 1, 5)), nil, "e1 was counted already")
-		expectLate(t, r, nil, "a redelivered e1 is not a late event: it was counted in [0,10) already, so it is a no-op.\n"+
+		r.ProcessAll(ev("e1", "a", 1, 5), ev("e2", "a", 15, 1))
+		r.Expect("Process(e1 a@1=5) again", r.Process(ev("e1", "a", 1, 5)), nil, "e1 was counted already")
+		r.ExpectLate(nil, "a redelivered e1 is not a late event: it was counted in [0,10) already, so it is a no-op.\n"+
 			"Check for a duplicate BEFORE checking lateness")
 	})
 	t.Run("of a late event", func(t *testing.T) {
 		defer suite.Recover(t)
 		r := newRun(t, Config{WindowSize: 10})
-		r.processAll(ev("e1", "a", 20, 1), ev("e2", "a", 3, 2), ev("e2", "a", 3, 2))
-		expectLate(t, r, []kit.Event{ev("e2", "a", 3, 2)}, "e2 went to the side output once; its redelivery is a no-op")
+		r.ProcessAll(ev("e1", "a", 20, 1), ev("e2", "a", 3, 2), ev("e2", "a", 3, 2))
+		r.ExpectLate([]kit.Event{ev("e2", "a", 3, 2)}, "e2 went to the side output once; its redelivery is a no-op")
 	})
 	t.Run("does not move the watermark", func(t *testing.T) {
 		defer suite.Recover(t)
 		r := newRun(t, Config{WindowSize: 10})
-		r.processAll(ev("e1", "a", 5, 1), ev("e1", "a", 500, 1))
-		if wm := r.p.Watermark(); wm != 5 {
-			t.Errorf("Watermark() = %d, want 5: the second e1 is a redelivery, a no-op; it must not raise the watermark\n\n%s", wm, r.timeline())
+		r.ProcessAll(ev("e1", "a", 5, 1), ev("e1", "a", 500, 1))
+		if wm := r.Watermark(); wm != 5 {
+			t.Errorf("Watermark() = %d, want 5: the second e1 is a redelivery, a no-op; it must not raise the watermark\n\n%s", wm, r.Timeline())
 		}
-		r.expect("Flush()", r.flush(), []kit.Result{res("a", 0, 10, 1, 1)}, "only the first e1 counts")
+		r.Expect("Flush()", r.Flush(), []kit.Result{res("a", 0, 10, 1, 1)}, "only the first e1 counts")
 	})
 }
 

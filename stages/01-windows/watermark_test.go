@@ -15,7 +15,7 @@ func TestWatermarkIsMinInt64BeforeAnyEvent(t *testing.T) {
 	defer suite.Recover(t)
 	for _, cfg := range []Config{{WindowSize: 10}, {WindowSize: 10, WatermarkDelay: 5}, {WindowSize: 1, AllowedLateness: 3}} {
 		r := newRun(t, cfg)
-		if wm := r.p.Watermark(); wm != math.MinInt64 {
+		if wm := r.Watermark(); wm != math.MinInt64 {
 			t.Errorf("Watermark() of NewProcessor(%+v) = %d, want math.MinInt64 (%d): before any event there is no watermark at all,\n"+
 				"not 0 — events before 1970 (negative timestamps) are valid and must not be late", cfg, wm, int64(math.MinInt64))
 		}
@@ -38,11 +38,11 @@ func TestWatermarkFollowsMaxTimestampMinusDelay(t *testing.T) {
 		{ev("e6", "a", 135, 1), 128},
 	}
 	for _, s := range steps {
-		r.process(s.e)
-		if wm := r.p.Watermark(); wm != s.wm {
+		r.Process(s.e)
+		if wm := r.Watermark(); wm != s.wm {
 			t.Fatalf("Watermark() after Process(%v) = %d, want %d = largest timestamp so far − delay 7.\n"+
 				"The watermark is the MAX timestamp seen minus the delay, not the latest: an older event arriving\n"+
-				"must not pull it back, or windows that fired could receive events again.\n\n%s", s.e, wm, s.wm, r.timeline())
+				"must not pull it back, or windows that fired could receive events again.\n\n%s", s.e, wm, s.wm, r.Timeline())
 		}
 	}
 }
@@ -51,26 +51,26 @@ func TestWatermarkFollowsMaxTimestampMinusDelay(t *testing.T) {
 func TestWatermarkNeverDecreases(t *testing.T) {
 	defer suite.Recover(t)
 	r := newRun(t, Config{WindowSize: 10})
-	r.processAll(ev("e1", "a", 5, 1), ev("e2", "a", 15, 2))
+	r.ProcessAll(ev("e1", "a", 5, 1), ev("e2", "a", 15, 2))
 	check := func(after string, want int64) {
 		t.Helper()
-		if wm := r.p.Watermark(); wm != want {
+		if wm := r.Watermark(); wm != want {
 			t.Fatalf("Watermark() after %s = %d, want %d: the watermark never decreases; it promises downstream that\n"+
-				"no event at or below it is still to come, and a promise cannot be taken back.\n\n%s", after, wm, want, r.timeline())
+				"no event at or below it is still to come, and a promise cannot be taken back.\n\n%s", after, wm, want, r.Timeline())
 		}
 	}
 	check("Process(e2 a@15=2)", 15)
-	r.expect("AdvanceWatermark(3)", r.advance(3), nil, "3 is below the watermark 15: nothing changes")
+	r.Expect("AdvanceWatermark(3)", r.Advance(3), nil, "3 is below the watermark 15: nothing changes")
 	check("AdvanceWatermark(3)", 15)
-	r.expect("AdvanceWatermark(42)", r.advance(42), []kit.Result{res("a", 10, 20, 1, 2)}, "watermark 42 fires [10,20)")
+	r.Expect("AdvanceWatermark(42)", r.Advance(42), []kit.Result{res("a", 10, 20, 1, 2)}, "watermark 42 fires [10,20)")
 	check("AdvanceWatermark(42)", 42)
-	r.expect("Process(e3 a@45=4)", r.process(ev("e3", "a", 45, 4)), nil, "[40,50) is open")
+	r.Expect("Process(e3 a@45=4)", r.Process(ev("e3", "a", 45, 4)), nil, "[40,50) is open")
 	check("Process(e3 a@45=4)", 45)
-	r.expect("Process(e4 b@43=8)", r.process(ev("e4", "b", 43, 8)), nil, "[40,50) is open")
+	r.Expect("Process(e4 b@43=8)", r.Process(ev("e4", "b", 43, 8)), nil, "[40,50) is open")
 	check("Process(e4 b@43=8), an older event,", 45)
-	r.expect("AdvanceWatermark(math.MinInt64)", r.advance(math.MinInt64), nil, "a lower watermark changes nothing")
+	r.Expect("AdvanceWatermark(math.MinInt64)", r.Advance(math.MinInt64), nil, "a lower watermark changes nothing")
 	check("AdvanceWatermark(math.MinInt64)", 45)
-	r.expect("Flush()", r.flush(), []kit.Result{res("a", 40, 50, 1, 4), res("b", 40, 50, 1, 8)}, "Flush fires the last window")
-	r.expect("AdvanceWatermark(100) after Flush", r.advance(100), nil, "the watermark is math.MaxInt64 after Flush")
+	r.Expect("Flush()", r.Flush(), []kit.Result{res("a", 40, 50, 1, 4), res("b", 40, 50, 1, 8)}, "Flush fires the last window")
+	r.Expect("AdvanceWatermark(100) after Flush", r.Advance(100), nil, "the watermark is math.MaxInt64 after Flush")
 	check("Flush and AdvanceWatermark(100)", math.MaxInt64)
 }

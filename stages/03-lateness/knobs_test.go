@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -74,15 +75,15 @@ func TestDelayAndLatenessAreDifferentKnobs(t *testing.T) {
 			r := newRun(t, c.cfg)
 			var got [][]kit.Result
 			for _, e := range stream {
-				got = append(got, r.process(e))
+				got = append(got, r.Process(e))
 			}
-			got = append(got, r.flush())
-			lateGot := r.p.Late()
+			got = append(got, r.Flush())
+			lateGot := r.Late()
 			if slices.EqualFunc(got, c.calls, slices.Equal) && slices.Equal(lateGot, c.late) {
 				return
 			}
 			t.Errorf("with %s (WindowSize 10) the calls returned\n%s\nwant\n%s\nLate() = %s, want %s\n\n%s\n\n%s",
-				c.name, fmtCalls(stream, got), fmtCalls(stream, c.calls), fmtEvents(lateGot), fmtEvents(c.late), story, r.timeline())
+				c.name, fmtCalls(stream, got), fmtCalls(stream, c.calls), windowtest.FmtEvents(lateGot), windowtest.FmtEvents(c.late), story, r.Timeline())
 		})
 	}
 }

@@ -14,25 +14,25 @@ import (
 func TestAllowedLateEventReFiresCorrectedResult(t *testing.T) {
 	defer suite.Recover(t)
 	r := newRun(t, Config{WindowSize: 10, AllowedLateness: 5})
-	r.process(ev("e1", "a", 2, 1))
-	r.process(ev("e2", "b", 4, 10))
-	r.expect("Process(e3 a@12=2)", r.process(ev("e3", "a", 12, 2)),
+	r.Process(ev("e1", "a", 2, 1))
+	r.Process(ev("e2", "b", 4, 10))
+	r.Expect("Process(e3 a@12=2)", r.Process(ev("e3", "a", 12, 2)),
 		[]kit.Result{res("a", 0, 10, 1, 1), res("b", 0, 10, 1, 10)},
 		"watermark 12 ≥ end 10: [0,10) fires, a first result per key, as in stage 01")
-	r.expect("Process(e4 a@7=4)", r.process(ev("e4", "a", 7, 4)),
+	r.Expect("Process(e4 a@7=4)", r.Process(ev("e4", "a", 7, 4)),
 		[]kit.Result{upd("a", 0, 10, 2, 5)},
 		"[0,10) has fired (watermark 12 ≥ end 10) but has not expired (12 < end 10 + AllowedLateness 5 = 15):\n"+
 			"e4 is allowed late. It is counted, and a's result for [0,10) goes out again at once, corrected, with\n"+
 			"IsUpdate = true so the consumer replaces the value it has. Only a's: b's result did not change")
-	r.expect("Process(e5 a@9=8)", r.process(ev("e5", "a", 9, 8)),
+	r.Expect("Process(e5 a@9=8)", r.Process(ev("e5", "a", 9, 8)),
 		[]kit.Result{upd("a", 0, 10, 3, 13)},
 		"each correction carries everything the window holds for the key (count 3, sum 1+4+8), not just the new\n"+
 			"event: the consumer replaces, it does not add. (Flink's trigger FIREs without purging, for the same reason)")
-	r.expect("Process(e6 b@0=20)", r.process(ev("e6", "b", 0, 20)),
+	r.Expect("Process(e6 b@0=20)", r.Process(ev("e6", "b", 0, 20)),
 		[]kit.Result{upd("b", 0, 10, 2, 30)},
 		"b's result for [0,10) was emitted at watermark 12; e6 corrects it")
-	r.expectLate(nil, "e4, e5 and e6 arrived within the allowed lateness: they are counted, never sent to the side output")
-	r.expect("Flush()", r.flush(), []kit.Result{res("a", 10, 20, 1, 2)},
+	r.ExpectLate(nil, "e4, e5 and e6 arrived within the allowed lateness: they are counted, never sent to the side output")
+	r.Expect("Flush()", r.Flush(), []kit.Result{res("a", 10, 20, 1, 2)},
 		"Flush fires [10,20), which had not fired. [0,10) fired already and its corrections went out as they\n"+
 			"happened: there is nothing to re-emit")
 }
@@ -43,32 +43,32 @@ func TestFirstResultIsNeverAnUpdate(t *testing.T) {
 	t.Run("window with no events until its end passed", func(t *testing.T) {
 		defer suite.Recover(t)
 		r := newRun(t, Config{WindowSize: 10, AllowedLateness: 10})
-		r.expect("AdvanceWatermark(15)", r.advance(15), nil, "there are no events: nothing fires")
-		r.expect("Process(e1 a@3=5)", r.process(ev("e1", "a", 3, 5)),
+		r.Expect("AdvanceWatermark(15)", r.Advance(15), nil, "there are no events: nothing fires")
+		r.Expect("Process(e1 a@3=5)", r.Process(ev("e1", "a", 3, 5)),
 			[]kit.Result{res("a", 0, 10, 1, 5)},
 			"watermark 15 ≥ end 10, but 15 < end + lateness 20: [0,10) is not expired, so e1 is counted. The watermark\n"+
 				"has passed the end, so the result goes out at once, as if the window had fired already. But nothing was\n"+
 				"ever emitted for (a, [0,10)): this is its FIRST result, IsUpdate false. A consumer that counts or alerts\n"+
 				"on corrections must not see one here")
-		r.expect("Process(e2 a@8=1)", r.process(ev("e2", "a", 8, 1)),
+		r.Expect("Process(e2 a@8=1)", r.Process(ev("e2", "a", 8, 1)),
 			[]kit.Result{upd("a", 0, 10, 2, 6)},
 			"(a, [0,10)) has been emitted once: this re-emission is an update")
-		r.expectLate(nil, "[0,10) expires at watermark 20; the watermark is 15")
+		r.ExpectLate(nil, "[0,10) expires at watermark 20; the watermark is 15")
 	})
 	t.Run("new key in a fired window", func(t *testing.T) {
 		defer suite.Recover(t)
 		r := newRun(t, Config{WindowSize: 10, AllowedLateness: 10})
-		r.process(ev("e1", "a", 1, 1))
-		r.expect("AdvanceWatermark(10)", r.advance(10), []kit.Result{res("a", 0, 10, 1, 1)},
+		r.Process(ev("e1", "a", 1, 1))
+		r.Expect("AdvanceWatermark(10)", r.Advance(10), []kit.Result{res("a", 0, 10, 1, 1)},
 			"watermark 10 ≥ end 10: [0,10) fires; a first result, not an update, with lateness on too")
-		r.expect("Process(e2 b@5=3)", r.process(ev("e2", "b", 5, 3)),
+		r.Expect("Process(e2 b@5=3)", r.Process(ev("e2", "b", 5, 3)),
 			[]kit.Result{res("b", 0, 10, 1, 3)},
 			"[0,10) has fired, but only for key a. Results, and so updates, are per (key, window): b has no result\n"+
 				"for [0,10) yet, so this is b's FIRST result, IsUpdate false. (In Flink a keyed window is per key, too)")
-		r.expect("Process(e3 a@6=2)", r.process(ev("e3", "a", 6, 2)),
+		r.Expect("Process(e3 a@6=2)", r.Process(ev("e3", "a", 6, 2)),
 			[]kit.Result{upd("a", 0, 10, 2, 3)},
 			"a's result for [0,10) was emitted at watermark 10: this corrects it")
-		r.expect("Process(e4 b@9=4)", r.process(ev("e4", "b", 9, 4)),
+		r.Expect("Process(e4 b@9=4)", r.Process(ev("e4", "b", 9, 4)),
 			[]kit.Result{upd("b", 0, 10, 2, 7)},
 			"b's result for [0,10) was emitted by e2: this corrects it")
 	})
@@ -99,11 +99,11 @@ func TestLatenessBoundaries(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			defer suite.Recover(t)
 			r := newRun(t, Config{WindowSize: size, WatermarkDelay: c.delay, AllowedLateness: lateness})
-			r.process(ev("e1", "a", 5, 1))
+			r.Process(ev("e1", "a", 5, 1))
 			if c.delay == 0 {
-				r.expect("AdvanceWatermark(10)", r.advance(10), []kit.Result{res("a", 0, 10, 1, 1)}, "watermark 10 ≥ end 10: [0,10) fires")
+				r.Expect("AdvanceWatermark(10)", r.Advance(10), []kit.Result{res("a", 0, 10, 1, 1)}, "watermark 10 ≥ end 10: [0,10) fires")
 				if c.wm > 10 {
-					r.expect(fmt.Sprintf("AdvanceWatermark(%d)", c.wm), r.advance(c.wm), nil,
+					r.Expect(fmt.Sprintf("AdvanceWatermark(%d)", c.wm), r.Advance(c.wm), nil,
 						fmt.Sprintf("no window ends in (10, %d]; [0,10) has fired already and must not be emitted again", c.wm))
 				}
 			} else {
@@ -111,19 +111,19 @@ func TestLatenessBoundaries(t *testing.T) {
 				if c.late {
 					why += ", and expires: a window that fires and expires in one step still emits its result first"
 				}
-				r.expect(fmt.Sprintf("Process(e2 b@%d=1)", c.wm+c.delay), r.process(ev("e2", "b", c.wm+c.delay, 1)),
+				r.Expect(fmt.Sprintf("Process(e2 b@%d=1)", c.wm+c.delay), r.Process(ev("e2", "b", c.wm+c.delay, 1)),
 					[]kit.Result{res("a", 0, 10, 1, 1)}, why)
 			}
 			straggler := ev("s", "a", 9, 2)
-			got := r.process(straggler)
+			got := r.Process(straggler)
 			if c.late {
-				r.expect("Process(s a@9=2)", got, nil, c.why+": it emits nothing")
-				r.expectLate([]kit.Event{straggler}, c.why+".\nAn event for an expired window goes to the side output: not counted, never dropped")
+				r.Expect("Process(s a@9=2)", got, nil, c.why+": it emits nothing")
+				r.ExpectLate([]kit.Event{straggler}, c.why+".\nAn event for an expired window goes to the side output: not counted, never dropped")
 				return
 			}
-			r.expect("Process(s a@9=2)", got, []kit.Result{upd("a", 0, 10, 2, 3)},
+			r.Expect("Process(s a@9=2)", got, []kit.Result{upd("a", 0, 10, 2, 3)},
 				c.why+": s is counted and a's result re-emitted as an update")
-			r.expectLate(nil, c.why+": s is allowed late, not late")
+			r.ExpectLate(nil, c.why+": s is allowed late, not late")
 		})
 	}
 }
@@ -132,25 +132,25 @@ func TestLatenessBoundaries(t *testing.T) {
 func TestFiredWindowLingersWithoutReFiring(t *testing.T) {
 	defer suite.Recover(t)
 	r := newRun(t, Config{WindowSize: 10, AllowedLateness: 30})
-	r.process(ev("e1", "a", 1, 1))
-	r.expect("Process(e2 b@11=2)", r.process(ev("e2", "b", 11, 2)), []kit.Result{res("a", 0, 10, 1, 1)},
+	r.Process(ev("e1", "a", 1, 1))
+	r.Expect("Process(e2 b@11=2)", r.Process(ev("e2", "b", 11, 2)), []kit.Result{res("a", 0, 10, 1, 1)},
 		"watermark 11 ≥ 10: [0,10) fires")
 	const linger = "A fired window keeps its state until end + lateness so that a late event can correct it, but it is\n" +
 		"not due again: keep apart the windows that have fired from those still to fire"
-	r.expect("AdvanceWatermark(20)", r.advance(20), []kit.Result{res("b", 10, 20, 1, 2)},
+	r.Expect("AdvanceWatermark(20)", r.Advance(20), []kit.Result{res("b", 10, 20, 1, 2)},
 		"watermark 20 fires [10,20) only. [0,10) fired at 10 and lingers until 40: moving the watermark does not\n"+
 			"re-emit it. "+linger)
-	r.expect("Process(e3 a@25=4)", r.process(ev("e3", "a", 25, 4)), nil, "watermark 25: [20,30) is open and nothing else is due. "+linger)
-	r.expect("Process(e4 a@3=8)", r.process(ev("e4", "a", 3, 8)), []kit.Result{upd("a", 0, 10, 2, 9)},
+	r.Expect("Process(e3 a@25=4)", r.Process(ev("e3", "a", 25, 4)), nil, "watermark 25: [20,30) is open and nothing else is due. "+linger)
+	r.Expect("Process(e4 a@3=8)", r.Process(ev("e4", "a", 3, 8)), []kit.Result{upd("a", 0, 10, 2, 9)},
 		"watermark 25 < 0 + 10 + 30: [0,10) lingers, so e4 corrects a's result")
-	r.expect("Process(e5 b@12=16)", r.process(ev("e5", "b", 12, 16)), []kit.Result{upd("b", 10, 20, 2, 18)},
+	r.Expect("Process(e5 b@12=16)", r.Process(ev("e5", "b", 12, 16)), []kit.Result{upd("b", 10, 20, 2, 18)},
 		"watermark 25 < 20 + 30: [10,20) lingers, so e5 corrects b's result")
-	r.expect("AdvanceWatermark(35)", r.advance(35), []kit.Result{res("a", 20, 30, 1, 4)},
+	r.Expect("AdvanceWatermark(35)", r.Advance(35), []kit.Result{res("a", 20, 30, 1, 4)},
 		"watermark 35 fires [20,30) only; [0,10) and [10,20) fired already. "+linger)
-	r.expect("Flush()", r.flush(), nil,
+	r.Expect("Flush()", r.Flush(), nil,
 		"Flush fires the windows that have not fired yet: there are none. [0,10), [10,20) and [20,30) fired and\n"+
 			"their latest results are out; Flush expires them without emitting them again")
 	late := ev("e6", "a", 5, 1)
-	r.expect("Process(e6 a@5=1) after Flush", r.process(late), nil, "after Flush the watermark is math.MaxInt64: every window has expired")
-	r.expectLate([]kit.Event{late}, "after Flush every window has expired, lingering ones too: e6 is late")
+	r.Expect("Process(e6 a@5=1) after Flush", r.Process(late), nil, "after Flush the watermark is math.MaxInt64: every window has expired")
+	r.ExpectLate([]kit.Event{late}, "after Flush every window has expired, lingering ones too: e6 is late")
 }

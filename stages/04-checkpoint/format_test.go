@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -115,7 +116,7 @@ func TestEqualStateGivesEqualBytes(t *testing.T) {
 				"different snapshots:\n%s\nBoth processors have the same watermark, the same windows with the same\n"+
 				"counts and sums, and the same seen IDs: equal state, so equal bytes. Write everything in a canonical\n"+
 				"order (sorted), never in arrival or map order.\nfirst order:  %s\nsecond order: %s",
-				byteDiff(snaps[0], snaps[1]), fmtEvents(orders[0]), fmtEvents(orders[1]))
+				byteDiff(snaps[0], snaps[1]), windowtest.FmtEvents(orders[0]), windowtest.FmtEvents(orders[1]))
 		}
 	})
 }
@@ -260,7 +261,7 @@ func FuzzRestoreProcessor(f *testing.F) {
 		defer suite.Recover(t)
 		p, err, panicked := tryRestore(data)
 		switch {
-		case panicked != nil:
+		case panicked != "":
 			t.Fatalf("RestoreProcessor panicked: %v\nIt must return an error, not panic.\n%s", panicked, hexHead(data))
 		case err != nil && p != nil:
 			t.Fatalf("RestoreProcessor returned an error (%v) and a processor; on error, return nil", err)

@@ -6,40 +6,25 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime/debug"
 	"slices"
-	"strings"
 	"testing"
 
+	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
 
-// ev returns the event id key@ts=value.
-func ev(id, key string, ts, value int64) kit.Event {
-	return kit.Event{ID: id, Key: key, TS: ts, Value: value}
-}
-
-// res returns the first (non-update) result of key in [start, end).
-func res(key string, start, end, count, sum int64) kit.Result {
-	return kit.Result{Key: key, Start: start, End: end, Count: count, Sum: sum}
-}
-
-// upd returns a corrected result (IsUpdate) of key in [start, end).
-func upd(key string, start, end, count, sum int64) kit.Result {
-	r := res(key, start, end, count, sum)
-	r.IsUpdate = true
-	return r
-}
+// The event-time helpers of this suite are internal/windowtest's, shared
+// with the other stages' suites; ev, res and upd are short for its
+// constructors. What this stage adds is below: snapshots, replayable call
+// sequences, restore-and-continue runs, and sessions that checkpoint.
+var ev, res, upd = windowtest.Ev, windowtest.Res, windowtest.Upd
 
 // newProcessor returns a new Processor for cfg; it stops the test if
 // NewProcessor rejects this valid config.
 func newProcessor(t testing.TB, cfg Config) *Processor {
 	t.Helper()
-	p, err := NewProcessor(cfg)
-	if err != nil || p == nil {
-		t.Fatalf("NewProcessor(%+v) = %v, %v; want a processor and no error: the config is valid", cfg, p, err)
-	}
-	return p
+	return windowtest.MustNew(t, NewProcessor, cfg)
 }
 
 // snapshotOf returns p.Snapshot(); it stops the test if Snapshot fails or
@@ -69,38 +54,12 @@ func restoreOf(t testing.TB, snap []byte) *Processor {
 }
 
 // tryRestore calls RestoreProcessor(input) and returns what it returned,
-// or the value it panicked with and where. A skeleton's "TODO" panic is
-// passed on, so that suite.Recover reports the test as not implemented yet.
-func tryRestore(input []byte) (p *Processor, err error, panicked any) {
-	defer func() {
-		if r := recover(); r != nil {
-			if strings.HasPrefix(fmt.Sprint(r), "TODO") {
-				panic(r)
-			}
-			p, err, panicked = nil, nil, fmt.Sprintf("%v\n%s", r, panicSite(debug.Stack()))
-		}
-	}()
-	p, err = RestoreProcessor(input)
-	return p, err, nil
-}
-
-// panicSite returns the frames of a panicking goroutine's stack that are
-// the code under test: not the runtime, not the testing package, not this
-// suite. That is where the missing length check goes.
-func panicSite(stack []byte) string {
-	lines := strings.Split(strings.TrimSpace(string(stack)), "\n")
-	var out []string
-	for i := 1; i+1 < len(lines); i += 2 {
-		fn, file := lines[i], strings.TrimSpace(lines[i+1])
-		if strings.HasPrefix(fn, "runtime") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "testing.") || strings.HasPrefix(fn, "created by") ||
-			strings.Contains(fn, "/stages/") || strings.Contains(fn, "/internal/suite.") {
-			continue
-		}
-		if out = append(out, "    "+fn+"\n        "+file); len(out) == 4 {
-			break
-		}
-	}
-	return strings.Join(out, "\n")
+// or the value it panicked with and where (suite.Catch). A skeleton's
+// "TODO" panic is passed on, so that suite.Recover reports the test as not
+// implemented yet.
+func tryRestore(input []byte) (p *Processor, err error, panicked string) {
+	panicked = suite.Catch(func() { p, err = RestoreProcessor(input) })
+	return p, err, panicked
 }
 
 // expectRestoreError fails t unless RestoreProcessor(input) returns a nil
@@ -110,7 +69,7 @@ func expectRestoreError(t testing.TB, what string, input []byte, why string) err
 	t.Helper()
 	p, err, panicked := tryRestore(input)
 	switch {
-	case panicked != nil:
+	case panicked != "":
 		t.Errorf("RestoreProcessor(%s) panicked: %v\nIt must return an error, not panic: a snapshot comes from a file that may be\n"+
 			"truncated, corrupted or not a snapshot at all, and a job that crashes while recovering never recovers.\n"+
 			"Check every length against the bytes left before slicing.\n%s", what, panicked, hexHead(input))
@@ -252,37 +211,7 @@ func genOps(r *rand.Rand, cfg Config, n int, bound int64) []op {
 
 // fmtResults renders results one per line, or "  (nothing)"; past twelve
 // it says how many more there are.
-func fmtResults(rs []kit.Result) string {
-	if len(rs) == 0 {
-		return "  (nothing)"
-	}
-	var lines []string
-	for i, r := range rs {
-		if i == 12 {
-			lines = append(lines, fmt.Sprintf("  … %d more", len(rs)-i))
-			break
-		}
-		lines = append(lines, "  "+r.String())
-	}
-	return strings.Join(lines, "\n")
-}
-
-// fmtEvents renders events on one line, or "(none)"; past ten it says
-// how many more there are.
-func fmtEvents(es []kit.Event) string {
-	if len(es) == 0 {
-		return "(none)"
-	}
-	var parts []string
-	for i, e := range es {
-		if i == 10 {
-			parts = append(parts, fmt.Sprintf("… %d more", len(es)-i))
-			break
-		}
-		parts = append(parts, e.String())
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
-}
+func fmtResults(rs []kit.Result) string { return windowtest.FmtResultsUpTo(rs, 12) }
 
 // fmtWM renders a watermark, naming the two ends of the range.
 func fmtWM(wm int64) string {
@@ -337,7 +266,7 @@ func checkCutRun(t *testing.T, cfg Config, ops []op, full trace, c cutRun) bool 
 	late := append(slices.Clone(c.LateAtCut), c.Continued.Late...)
 	if !slices.Equal(late, full.Late) {
 		t.Errorf("%sLate() before the snapshot: %s\nLate() of the restored processor: %s\nthe uninterrupted run's Late(): %s\n%s",
-			head, fmtEvents(c.LateAtCut), fmtEvents(c.Continued.Late), fmtEvents(full.Late), explainLate(c, ops, late, full.Late))
+			head, windowtest.FmtEvents(c.LateAtCut), windowtest.FmtEvents(c.Continued.Late), windowtest.FmtEvents(full.Late), explainLate(c, ops, late, full.Late))
 		return false
 	}
 	if c.Continued.WM != full.WM {
@@ -459,25 +388,10 @@ func cutTimeline(cfg Config, ops []op, c cutRun, at int, got, want []kit.Result)
 	default:
 		return ""
 	}
-	in := func(e kit.Event) bool { return e.TS >= r.Start && e.TS < r.End }
 	draw := func(title string, calls []op, outs [][]kit.Result, late []kit.Event, wm int64) string {
-		tl := kit.Timeline{WindowSize: cfg.WindowSize, Lateness: cfg.AllowedLateness, Watermark: wm}
-		for _, e := range eventsOf(calls) {
-			if in(e) {
-				tl.Events = append(tl.Events, e)
-			}
-		}
-		for _, x := range emitted(outs) {
-			if x.Start == r.Start && x.End == r.End {
-				tl.Results = append(tl.Results, x)
-			}
-		}
-		for _, e := range late {
-			if in(e) {
-				tl.Late = append(tl.Late, e)
-			}
-		}
-		return title + "\n" + tl.String()
+		tl := kit.Timeline{WindowSize: cfg.WindowSize, Lateness: cfg.AllowedLateness, Events: eventsOf(calls),
+			Watermark: wm, Results: emitted(outs), Late: late}
+		return title + "\n" + windowtest.OnlyWindow(tl, r.Start, r.End).String()
 	}
 	n := at - c.Cut + 1 // calls made after the restore, the wrong one included
 	return fmt.Sprintf("only window [%d,%d):\n%s\n%s", r.Start, r.End,
@@ -487,106 +401,25 @@ func cutTimeline(cfg Config, ops []op, c cutRun, at int, got, want []kit.Result)
 
 // session drives one Processor through a hand-written scenario and can
 // checkpoint it mid-way: snapshot, restore, and go on with the restored
-// processor. It records everything, so a failure can draw the timeline.
+// processor. It records everything (windowtest.Run), so a failure can draw
+// the timeline, with the restore marked in it.
 type session struct {
-	t        *testing.T
-	cfg      Config
-	p        *Processor
-	events   []kit.Event  // every event handed to Process, in arrival order
-	emitted  []kit.Result // every result returned, in emission order
-	cutAfter int          // events processed before the restore; -1 if none
-	lateCut  []kit.Event  // Late() of the snapshotted processor
+	*windowtest.Run
+	t *testing.T
+	p *Processor // the processor the session drives: the restored one after checkpoint
 }
 
 // newSession returns a session on a new Processor for cfg.
 func newSession(t *testing.T, cfg Config) *session {
 	t.Helper()
-	return &session{t: t, cfg: cfg, p: newProcessor(t, cfg), cutAfter: -1}
-}
-
-func (s *session) process(e kit.Event) []kit.Result {
-	s.events = append(s.events, e)
-	out := s.p.Process(e)
-	s.emitted = append(s.emitted, out...)
-	return out
-}
-
-func (s *session) processAll(events ...kit.Event) {
-	for _, e := range events {
-		s.process(e)
-	}
-}
-
-func (s *session) advance(wm int64) []kit.Result {
-	out := s.p.AdvanceWatermark(wm)
-	s.emitted = append(s.emitted, out...)
-	return out
-}
-
-func (s *session) flush() []kit.Result {
-	out := s.p.Flush()
-	s.emitted = append(s.emitted, out...)
-	return out
+	p := newProcessor(t, cfg)
+	return &session{Run: windowtest.NewRun(t, p, cfg.WindowSize, cfg.AllowedLateness), t: t, p: p}
 }
 
 // checkpoint snapshots the processor and carries on with one restored from
 // the snapshot, as a job does after a crash.
 func (s *session) checkpoint() {
 	s.t.Helper()
-	s.lateCut = s.p.Late()
-	s.cutAfter = len(s.events)
 	s.p = restoreOf(s.t, snapshotOf(s.t, s.p))
-}
-
-// timeline draws the whole session; the side output is the one before the
-// snapshot followed by the restored processor's.
-func (s *session) timeline() string {
-	late := slices.Clone(s.lateCut)
-	late = append(late, lateOrNone(s.p)...)
-	tl := kit.Timeline{
-		WindowSize: s.cfg.WindowSize, Lateness: s.cfg.AllowedLateness, Events: s.events,
-		Watermark: watermarkOrNone(s.p), Results: s.emitted, Late: late,
-	}.String()
-	if s.cutAfter >= 0 {
-		tl = fmt.Sprintf("snapshot taken and restored after arrival %d\n%s", s.cutAfter, tl)
-	}
-	return tl
-}
-
-// expect fails the test unless got equals want, naming the call, saying why
-// want is right, and drawing the timeline.
-func (s *session) expect(call string, got, want []kit.Result, why string) {
-	s.t.Helper()
-	if slices.Equal(got, want) {
-		return
-	}
-	s.t.Errorf("%s returned\n%s\nwant\n%s\n%s\n\n%s", call, fmtResults(got), fmtResults(want), why, s.timeline())
-}
-
-// expectLate fails the test unless the restored processor's side output is want.
-func (s *session) expectLate(want []kit.Event, why string) {
-	s.t.Helper()
-	if got := s.p.Late(); !slices.Equal(got, want) {
-		s.t.Errorf("Late() = %s\nwant      %s\n%s\n\n%s", fmtEvents(got), fmtEvents(want), why, s.timeline())
-	}
-}
-
-// watermarkOrNone returns p.Watermark(), or math.MinInt64 if it panics.
-func watermarkOrNone(p *Processor) (wm int64) {
-	defer func() {
-		if recover() != nil {
-			wm = math.MinInt64
-		}
-	}()
-	return p.Watermark()
-}
-
-// lateOrNone returns p.Late(), or nothing if it panics.
-func lateOrNone(p *Processor) (late []kit.Event) {
-	defer func() {
-		if recover() != nil {
-			late = nil
-		}
-	}()
-	return p.Late()
+	s.Restored(s.p)
 }

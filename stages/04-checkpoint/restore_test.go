@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -249,7 +250,7 @@ func TestConfigSurvivesRestore(t *testing.T) {
 			}
 			if !slices.Equal(got.Late, want.Late) {
 				t.Errorf("Config %+v, restored before any event: Late() = %s, a new processor's = %s\n"+
-					"The Config is state: AllowedLateness decides what is late.", cfg, fmtEvents(got.Late), fmtEvents(want.Late))
+					"The Config is state: AllowedLateness decides what is late.", cfg, windowtest.FmtEvents(got.Late), windowtest.FmtEvents(want.Late))
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -16,22 +17,22 @@ import (
 func TestSeenIDsSurviveRestore(t *testing.T) {
 	defer suite.Recover(t)
 	s := newSession(t, Config{WindowSize: 10, AllowedLateness: 10})
-	s.process(ev("e1", "a", 1, 1))
-	s.expect("Process(e2 a@12=2)", s.process(ev("e2", "a", 12, 2)), []kit.Result{res("a", 0, 10, 1, 1)}, "watermark 12 fires [0,10)")
-	s.process(ev("e3", "a", -5, 7)) // [-10,0) expired at watermark 10: late
+	s.Process(ev("e1", "a", 1, 1))
+	s.Expect("Process(e2 a@12=2)", s.Process(ev("e2", "a", 12, 2)), []kit.Result{res("a", 0, 10, 1, 1)}, "watermark 12 fires [0,10)")
+	s.Process(ev("e3", "a", -5, 7)) // [-10,0) expired at watermark 10: late
 	s.checkpoint()
 
-	s.expect("Process(e1 a@1=1) after the restore", s.process(ev("e1", "a", 1, 1)), nil,
+	s.Expect("Process(e1 a@1=1) after the restore", s.Process(ev("e1", "a", 1, 1)), nil,
 		"e1 was counted in [0,10) before the snapshot. [0,10) has fired but takes corrections until watermark 20,\n"+
 			"so if the restored processor has forgotten e1 it counts it again and re-fires a [0,10) count=2.\n"+
 			"Seen IDs are state: a source replaying from its checkpointed offset redelivers exactly these events")
-	s.expect("Process(e2 a@12=2) after the restore", s.process(ev("e2", "a", 12, 2)), nil, "e2 was seen before the snapshot")
-	s.expect("Process(e3 a@-5=7) after the restore", s.process(ev("e3", "a", -5, 7)), nil, "e3 was seen (it went to the side output) before the snapshot")
-	s.expectLate(nil,
+	s.Expect("Process(e2 a@12=2) after the restore", s.Process(ev("e2", "a", 12, 2)), nil, "e2 was seen before the snapshot")
+	s.Expect("Process(e3 a@-5=7) after the restore", s.Process(ev("e3", "a", -5, 7)), nil, "e3 was seen (it went to the side output) before the snapshot")
+	s.ExpectLate(nil,
 		"e3 went to the side output before the snapshot; its redelivery after the restore is a no-op, not a new\n"+
 			"late event: late IDs are seen IDs too, and they must be in the snapshot")
-	s.process(ev("e4", "a", 13, 4))
-	s.expect("Flush()", s.flush(), []kit.Result{res("a", 10, 20, 2, 6)},
+	s.Process(ev("e4", "a", 13, 4))
+	s.Expect("Flush()", s.Flush(), []kit.Result{res("a", 10, 20, 2, 6)},
 		"[10,20) holds e2 (once, however often it is delivered) and e4")
 }
 
@@ -61,20 +62,20 @@ func TestWatermarkSurvivesRestore(t *testing.T) {
 	t.Run("raised by AdvanceWatermark", func(t *testing.T) {
 		defer suite.Recover(t)
 		s := newSession(t, Config{WindowSize: 10, WatermarkDelay: 5})
-		s.process(ev("e1", "a", 3, 1))
-		s.expect("Process(e2 a@27=2)", s.process(ev("e2", "a", 27, 2)), []kit.Result{res("a", 0, 10, 1, 1)}, "watermark 22 fires [0,10)")
-		s.advance(28)
+		s.Process(ev("e1", "a", 3, 1))
+		s.Expect("Process(e2 a@27=2)", s.Process(ev("e2", "a", 27, 2)), []kit.Result{res("a", 0, 10, 1, 1)}, "watermark 22 fires [0,10)")
+		s.Advance(28)
 		s.checkpoint()
-		if wm := s.p.Watermark(); wm != 28 {
+		if wm := s.Watermark(); wm != 28 {
 			s.t.Fatalf("Watermark() right after the restore = %s, want 28: AdvanceWatermark(28) raised it above the largest\n"+
 				"timestamp minus the delay (27 − 5 = 22). Save the watermark itself, not only what you derive it from.\n\n%s",
-				fmtWM(wm), s.timeline())
+				fmtWM(wm), s.Timeline())
 		}
-		s.expect("Process(e3 b@25=4)", s.process(ev("e3", "b", 25, 4)), nil, "[20,30) is open at watermark 28")
-		s.expect("Process(e4 b@8=1)", s.process(ev("e4", "b", 8, 1)), nil, "[0,10) has expired: e4 is late")
-		s.expectLate([]kit.Event{ev("e4", "b", 8, 1)}, "the watermark is 28 after the restore, so [0,10) (end 10) has expired when e4 arrives")
-		s.expect("AdvanceWatermark(20)", s.advance(20), nil, "the watermark never goes back, restore or not")
-		s.expect("AdvanceWatermark(30)", s.advance(30),
+		s.Expect("Process(e3 b@25=4)", s.Process(ev("e3", "b", 25, 4)), nil, "[20,30) is open at watermark 28")
+		s.Expect("Process(e4 b@8=1)", s.Process(ev("e4", "b", 8, 1)), nil, "[0,10) has expired: e4 is late")
+		s.ExpectLate([]kit.Event{ev("e4", "b", 8, 1)}, "the watermark is 28 after the restore, so [0,10) (end 10) has expired when e4 arrives")
+		s.Expect("AdvanceWatermark(20)", s.Advance(20), nil, "the watermark never goes back, restore or not")
+		s.Expect("AdvanceWatermark(30)", s.Advance(30),
 			[]kit.Result{res("a", 20, 30, 1, 2), res("b", 20, 30, 1, 4)},
 			"watermark 30 fires [20,30) with e2 from before the snapshot and e3 from after")
 	})
@@ -84,24 +85,24 @@ func TestWatermarkSurvivesRestore(t *testing.T) {
 func TestFiredWindowsSurviveRestore(t *testing.T) {
 	defer suite.Recover(t)
 	s := newSession(t, Config{WindowSize: 10, AllowedLateness: 20})
-	s.processAll(ev("e1", "a", 2, 1), ev("e2", "b", 4, 2))
-	s.expect("Process(e3 a@15=3)", s.process(ev("e3", "a", 15, 3)),
+	s.ProcessAll(ev("e1", "a", 2, 1), ev("e2", "b", 4, 2))
+	s.Expect("Process(e3 a@15=3)", s.Process(ev("e3", "a", 15, 3)),
 		[]kit.Result{res("a", 0, 10, 1, 1), res("b", 0, 10, 1, 2)}, "watermark 15 fires [0,10)")
 	s.checkpoint() // [0,10) fired, kept until watermark 30; [10,20) open
 
-	s.expect("Process(e4 a@7=5)", s.process(ev("e4", "a", 7, 5)), []kit.Result{upd("a", 0, 10, 2, 6)},
+	s.Expect("Process(e4 a@7=5)", s.Process(ev("e4", "a", 7, 5)), []kit.Result{upd("a", 0, 10, 2, 6)},
 		"[0,10) fired before the snapshot and is within its allowed lateness: e4 re-fires a's result at once,\n"+
 			"as an update, counting e1 (from before the snapshot) and e4. Fired-but-not-expired windows are state,\n"+
 			"with their contents and the fact that they fired")
-	s.expect("Process(e5 c@9=1)", s.process(ev("e5", "c", 9, 1)), []kit.Result{res("c", 0, 10, 1, 1)},
+	s.Expect("Process(e5 c@9=1)", s.Process(ev("e5", "c", 9, 1)), []kit.Result{res("c", 0, 10, 1, 1)},
 		"c is new to the fired window [0,10): its first result, not an update")
-	s.expect("AdvanceWatermark(20)", s.advance(20), []kit.Result{res("a", 10, 20, 1, 3)},
+	s.Expect("AdvanceWatermark(20)", s.Advance(20), []kit.Result{res("a", 10, 20, 1, 3)},
 		"watermark 20 fires [10,20) only. [0,10) fired before the snapshot: emitting its first results again would\n"+
 			"give the sink duplicates it cannot tell from new data")
-	s.expect("AdvanceWatermark(30)", s.advance(30), nil, "[0,10) expires at watermark 30; nothing fires")
-	s.expect("Process(e6 a@5=1)", s.process(ev("e6", "a", 5, 1)), nil, "[0,10) has expired: e6 is late")
-	s.expectLate([]kit.Event{ev("e6", "a", 5, 1)}, "[0,10) expired at watermark 10 + 20 = 30, on the schedule it had before the snapshot")
-	s.expect("Flush()", s.flush(), nil, "every window has fired already")
+	s.Expect("AdvanceWatermark(30)", s.Advance(30), nil, "[0,10) expires at watermark 30; nothing fires")
+	s.Expect("Process(e6 a@5=1)", s.Process(ev("e6", "a", 5, 1)), nil, "[0,10) has expired: e6 is late")
+	s.ExpectLate([]kit.Event{ev("e6", "a", 5, 1)}, "[0,10) expired at watermark 10 + 20 = 30, on the schedule it had before the snapshot")
+	s.Expect("Flush()", s.Flush(), nil, "every window has fired already")
 }
 
 // TestRestoredSideOutputStartsEmpty certifies that Late of a restored processor starts empty, while the snapshotted processor keeps its own, and later late events are still caught.
@@ -116,23 +117,23 @@ func TestRestoredSideOutputStartsEmpty(t *testing.T) {
 	p.Process(early[0])
 	p.Process(early[1])
 	if got := p.Late(); !slices.Equal(got, early) {
-		t.Fatalf("Late() = %s, want %s: at watermark 25, [0,10) and [10,20) have expired", fmtEvents(got), fmtEvents(early))
+		t.Fatalf("Late() = %s, want %s: at watermark 25, [0,10) and [10,20) have expired", windowtest.FmtEvents(got), windowtest.FmtEvents(early))
 	}
 	r := restoreOf(t, snapshotOf(t, p))
 	if got := r.Late(); len(got) > 0 {
 		t.Errorf("Late() of the restored processor = %s, want nothing.\n"+
 			"The side output is output, not state: those events went downstream when they arrived. A restored\n"+
-			"processor that repeats them emits them twice; that is why Snapshot leaves them out.", fmtEvents(got))
+			"processor that repeats them emits them twice; that is why Snapshot leaves them out.", windowtest.FmtEvents(got))
 	}
 	if got := p.Late(); !slices.Equal(got, early) {
 		t.Errorf("Late() of the snapshotted processor = %s after Snapshot, want %s: taking a snapshot changes nothing",
-			fmtEvents(got), fmtEvents(early))
+			windowtest.FmtEvents(got), windowtest.FmtEvents(early))
 	}
 	later := ev("e4", "b", 9, 4)
 	r.Process(later)
 	if got := r.Late(); !slices.Equal(got, []kit.Event{later}) {
 		t.Errorf("Late() of the restored processor after Process(%v) = %s, want [%v]: [0,10) expired before the snapshot",
-			later, fmtEvents(got), later)
+			later, windowtest.FmtEvents(got), later)
 	}
 }
 

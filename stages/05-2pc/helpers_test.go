@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -99,53 +100,18 @@ func expectPending(t *testing.T, s *TwoPhaseCommitSink, when string, want []int6
 	}
 }
 
-// fmtResults renders results one per line, or "  (nothing)"; past limit
-// it says how many more there are.
-func fmtResults(rs []kit.Result, limit int) string {
-	if len(rs) == 0 {
-		return "  (nothing)"
-	}
-	var lines []string
-	for i, r := range rs {
-		if i == limit {
-			lines = append(lines, fmt.Sprintf("  … %d more", len(rs)-i))
-			break
-		}
-		lines = append(lines, "  "+r.String())
-	}
-	return strings.Join(lines, "\n")
-}
-
 // diffResults describes how got differs from want as multisets: the
 // results missing from got (lost), then those got has more often than
 // want (duplicated or never produced). It is empty when they hold the same
 // results, perhaps in another order.
 func diffResults(got, want []kit.Result) string {
-	count := map[kit.Result]int{}
-	for _, r := range want {
-		count[r]++
-	}
-	var extra []kit.Result
-	for _, r := range got {
-		if count[r] > 0 {
-			count[r]--
-			continue
-		}
-		extra = append(extra, r)
-	}
-	var missing []kit.Result
-	for _, r := range want {
-		if count[r] > 0 {
-			count[r]--
-			missing = append(missing, r)
-		}
-	}
+	missing, extra := windowtest.Unmatched(got, want)
 	var b strings.Builder
 	if len(missing) > 0 {
-		fmt.Fprintf(&b, "missing (expected, not returned):\n%s\n", fmtResults(missing, 12))
+		fmt.Fprintf(&b, "missing (expected, not returned):\n%s\n", windowtest.FmtResultsUpTo(missing, 12))
 	}
 	if len(extra) > 0 {
-		fmt.Fprintf(&b, "unexpected (returned, but not expected, or more often than expected):\n%s\n", fmtResults(extra, 12))
+		fmt.Fprintf(&b, "unexpected (returned, but not expected, or more often than expected):\n%s\n", windowtest.FmtResultsUpTo(extra, 12))
 	}
 	if len(missing) == 0 && len(extra) == 0 && len(got) > 0 {
 		b.WriteString("the same results, in another order: ReadCommitted returns transactions in checkpoint order, each in write order\n")

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -81,10 +82,7 @@ type oracle struct {
 // tests that count checkpoints use other lengths.
 func newOracle(t *testing.T, spec jobSpec) oracle {
 	t.Helper()
-	p, err := NewProcessor(spec.Processor)
-	if err != nil || p == nil {
-		t.Fatalf("NewProcessor(%+v) = %v, %v; want a processor and no error", spec.Processor, p, err)
-	}
+	p := windowtest.MustNew(t, NewProcessor, spec.Processor)
 	o := oracle{perCheckpoint: make([][]kit.Result, len(spec.Source)/spec.Every+1)}
 	for i, e := range spec.Source {
 		c := i / spec.Every
@@ -373,28 +371,17 @@ func (cr *crashRun) expectExactlyOnce(want []kit.Result, why string) {
 // another count or sum; lost those got lacks altogether; extra those got
 // holds beyond want and not explained as changed.
 func classifyDiff(got, want []kit.Result) (changed, lost, extra int) {
-	count := map[kit.Result]int{}
-	for _, r := range want {
-		count[r]++
-	}
-	var extras []kit.Result
-	for _, r := range got {
-		if count[r] > 0 {
-			count[r]--
-		} else {
-			extras = append(extras, r)
-		}
-	}
+	missingResults, extras := windowtest.Unmatched(got, want)
 	type window struct {
 		key        string
 		start, end int64
 		update     bool
 	}
 	missing := map[window]int{}
-	for r, n := range count {
-		missing[window{r.Key, r.Start, r.End, r.IsUpdate}] += n
-		lost += n
+	for _, r := range missingResults {
+		missing[window{r.Key, r.Start, r.End, r.IsUpdate}]++
 	}
+	lost = len(missingResults)
 	for _, r := range extras {
 		if w := (window{r.Key, r.Start, r.End, r.IsUpdate}); missing[w] > 0 {
 			missing[w]--

@@ -1,0 +1,216 @@
+package windowtest
+
+import (
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/flk-byo/course/kit"
+)
+
+// Run drives one Processor through a hand-written scenario and records what
+// went in and what came out, so that a failing check can draw the timeline
+// of the whole run. Its methods call the processor's directly: a panic
+// there (a skeleton's TODO) reaches the test, where suite.Recover reports
+// it. Only drawing the timeline reads Watermark and Late defensively.
+type Run struct {
+	t          testing.TB
+	p          Processor
+	size       int64        // Config.WindowSize, for the timeline
+	lateness   int64        // Config.AllowedLateness, for the timeline
+	events     []kit.Event  // every event handed to Process, in arrival order
+	emitted    []kit.Result // every result returned, in emission order
+	restores   []int        // arrivals after which the processor was restored
+	lateBefore []kit.Event  // Late() of the processors that Restored replaced
+}
+
+// NewRun returns a run on p for test t. size and lateness are p's
+// Config.WindowSize and Config.AllowedLateness, which the timeline draws.
+// A stage binds it to its NewProcessor in one line:
+//
+//	windowtest.NewRun(t, windowtest.MustNew(t, NewProcessor, cfg), cfg.WindowSize, cfg.AllowedLateness)
+func NewRun(t testing.TB, p Processor, size, lateness int64) *Run {
+	return &Run{t: t, p: p, size: size, lateness: lateness}
+}
+
+// Process hands e to Process and returns what it returned.
+func (r *Run) Process(e kit.Event) []kit.Result {
+	r.events = append(r.events, e)
+	out := r.p.Process(e)
+	r.emitted = append(r.emitted, out...)
+	return out
+}
+
+// ProcessAll hands every event to Process, in order, and returns everything
+// emitted.
+func (r *Run) ProcessAll(events ...kit.Event) []kit.Result {
+	var out []kit.Result
+	for _, e := range events {
+		out = append(out, r.Process(e)...)
+	}
+	return out
+}
+
+// Advance calls AdvanceWatermark(wm) and returns what it returned.
+func (r *Run) Advance(wm int64) []kit.Result {
+	out := r.p.AdvanceWatermark(wm)
+	r.emitted = append(r.emitted, out...)
+	return out
+}
+
+// Flush calls Flush and returns what it returned.
+func (r *Run) Flush() []kit.Result {
+	out := r.p.Flush()
+	r.emitted = append(r.emitted, out...)
+	return out
+}
+
+// Watermark returns the processor's Watermark().
+func (r *Run) Watermark() int64 { return r.p.Watermark() }
+
+// Late returns the processor's Late(): after Restored, the restored
+// processor's side output only.
+func (r *Run) Late() []kit.Event { return r.p.Late() }
+
+// Emitted returns every result returned so far, in emission order.
+func (r *Run) Emitted() []kit.Result { return r.emitted }
+
+// Restored carries the run on with p, a processor restored from a snapshot
+// of the current one (as a job does after a crash): later calls go to p. It
+// keeps the current processor's Late() for the timeline, which from then on
+// says after which arrival the restore happened and shows the side output
+// of every processor of the run, in order.
+func (r *Run) Restored(p Processor) {
+	r.lateBefore = append(r.lateBefore, r.p.Late()...)
+	r.restores = append(r.restores, len(r.events))
+	r.p = p
+}
+
+// Timeline draws the run so far. It reads Watermark and Late, but a panic
+// there (a TODO) only blanks that part of the picture.
+func (r *Run) Timeline() string {
+	tl := kit.Timeline{
+		WindowSize: r.size,
+		Lateness:   r.lateness,
+		Events:     r.events,
+		Watermark:  watermarkOrNone(r.p),
+		Results:    r.emitted,
+		Late:       append(slices.Clone(r.lateBefore), lateOrNone(r.p)...),
+	}.String()
+	for i := len(r.restores) - 1; i >= 0; i-- {
+		tl = fmt.Sprintf("snapshot taken and restored after arrival %d\n%s", r.restores[i], tl)
+	}
+	return tl
+}
+
+// Expect fails the test unless got equals want (nil and empty are the
+// same), naming the call, saying why want is right, pointing out a
+// difference in IsUpdate alone, and drawing the timeline.
+func (r *Run) Expect(call string, got, want []kit.Result, why string) {
+	r.t.Helper()
+	if slices.Equal(got, want) {
+		return
+	}
+	r.t.Errorf("%s returned\n%s\nwant\n%s\n%s%s\n\n%s", call, FmtResults(got), FmtResults(want), why, updateHint(got, want), r.Timeline())
+}
+
+// ExpectLate fails the test unless the processor's Late() is exactly want.
+func (r *Run) ExpectLate(want []kit.Event, why string) {
+	r.t.Helper()
+	if got := r.p.Late(); !slices.Equal(got, want) {
+		r.t.Errorf("Late() = %s\nwant      %s\n%s\n\n%s", FmtEvents(got), FmtEvents(want), why, r.Timeline())
+	}
+}
+
+// Delivery is one run of a Processor over a whole bounded input: every
+// event in arrival order, then Flush.
+type Delivery struct {
+	Events    []kit.Event    // the input, in arrival order
+	Calls     [][]kit.Result // what each call returned: one per event, then Flush's
+	Emitted   []kit.Result   // all of it, in emission order
+	Late      []kit.Event    // Late() after Flush
+	Watermark int64          // Watermark() after Flush
+	size      int64          // Config.WindowSize, for the timeline
+	lateness  int64          // Config.AllowedLateness, for the timeline
+}
+
+// Deliver processes events on p in order, then flushes, and returns what
+// happened. size and lateness are p's Config.WindowSize and
+// Config.AllowedLateness, for WindowTimeline.
+func Deliver(p Processor, size, lateness int64, events []kit.Event) Delivery {
+	d := Delivery{Events: events, size: size, lateness: lateness}
+	for _, e := range events {
+		d.Calls = append(d.Calls, p.Process(e))
+	}
+	d.Calls = append(d.Calls, p.Flush())
+	d.Emitted = slices.Concat(d.Calls...)
+	d.Late, d.Watermark = p.Late(), p.Watermark()
+	return d
+}
+
+// Unordered describes the first call of d whose results are not ordered by
+// (End, Start, Key): which call, what it returned, the same results in
+// order, and the timeline of the window where the order breaks. It is empty
+// if every call's results are in order.
+func (d Delivery) Unordered() string {
+	for i, c := range d.Calls {
+		if slices.IsSortedFunc(c, kit.CompareResults) {
+			continue
+		}
+		call := "Flush()"
+		if i < len(d.Events) {
+			call = fmt.Sprintf("Process(%v) (arrival %d)", d.Events[i], i+1)
+		}
+		k := 1
+		for kit.CompareResults(c[k-1], c[k]) <= 0 {
+			k++
+		}
+		return fmt.Sprintf("%s returned results out of order:\n%s\nwant\n%s\n"+
+			"The results of one call are ordered by (End, Start, Key): kit.SortResults does it.\n\n%s",
+			call, FmtResults(c), FmtResults(kit.SortResults(slices.Clone(c))), d.WindowTimeline(c[k].Start, c[k].End))
+	}
+	return ""
+}
+
+// Redelivered reports whether an event with this ID arrived more than once.
+func (d Delivery) Redelivered(id string) bool {
+	n := 0
+	for _, e := range d.Events {
+		if e.ID == id {
+			n++
+		}
+	}
+	return n > 1
+}
+
+// WindowTimeline draws only the events and results of window [start, end),
+// in arrival and emission order: a focused view of a long delivery.
+func (d Delivery) WindowTimeline(start, end int64) string {
+	tl := kit.Timeline{
+		WindowSize: d.size, Lateness: d.lateness, Events: d.Events,
+		Watermark: d.Watermark, Results: d.Emitted, Late: d.Late,
+	}
+	return fmt.Sprintf("only window [%d,%d), arrival order:\n%s", start, end, OnlyWindow(tl, start, end).String())
+}
+
+// Shuffles yields n bounded shuffles of events (kit.BoundedShuffle), with
+// events redelivered at rate dupRate (kit.WithDuplicates) if it is above 0,
+// each drawn from rnd when its turn comes and named for a failure message:
+// "shuffle 3 of 20", or "shuffle 3 of 20 (with duplicates)".
+func Shuffles(rnd *rand.Rand, events []kit.Event, n int, bound int64, dupRate float64) iter.Seq2[string, []kit.Event] {
+	return func(yield func(string, []kit.Event) bool) {
+		for i := range n {
+			out := kit.BoundedShuffle(rnd, events, bound)
+			what := fmt.Sprintf("shuffle %d of %d", i+1, n)
+			if dupRate > 0 {
+				out = kit.WithDuplicates(rnd, out, dupRate)
+				what += " (with duplicates)"
+			}
+			if !yield(what, out) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package windowtest
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/flk-byo/course/kit"
+)
+
+// todo is a skeleton's Processor: every method panics with a TODO.
+type todo struct{}
+
+func (todo) Process(kit.Event) []kit.Result      { panic("TODO: process") }
+func (todo) AdvanceWatermark(int64) []kit.Result { panic("TODO: advance") }
+func (todo) Watermark() int64                    { panic("TODO: watermark") }
+func (todo) Flush() []kit.Result                 { panic("TODO: flush") }
+func (todo) Late() []kit.Event                   { panic("TODO: late") }
+
+// echo emits, for each event, the result of a window [ts, ts+1), and sends
+// events with a negative timestamp to Late.
+type echo struct {
+	wm   int64
+	late []kit.Event
+}
+
+func (p *echo) Process(e kit.Event) []kit.Result {
+	if e.TS < 0 {
+		p.late = append(p.late, e)
+		return nil
+	}
+	p.wm = max(p.wm, e.TS)
+	return []kit.Result{Res(e.Key, e.TS, e.TS+1, 1, e.Value)}
+}
+func (p *echo) AdvanceWatermark(wm int64) []kit.Result { p.wm = max(p.wm, wm); return nil }
+func (p *echo) Watermark() int64                       { return p.wm }
+func (p *echo) Flush() []kit.Result                    { p.wm = math.MaxInt64; return nil }
+func (p *echo) Late() []kit.Event                      { return slices.Clone(p.late) }
+
+// TestTimelineSurvivesTODOGetters checks that drawing a skeleton's run blanks
+// what panics, while the run's own getters pass the TODO panic on.
+func TestTimelineSurvivesTODOGetters(t *testing.T) {
+	r := NewRun(t, todo{}, 10, 0)
+	tl := r.Timeline()
+	if !strings.HasPrefix(tl, "timeline: 0 events, window size 10, watermark none (MinInt64)") {
+		t.Errorf("Timeline() of a skeleton = %q; want a timeline with no watermark", tl)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.HasPrefix(r.(string), "TODO") {
+			t.Errorf("Watermark() on a skeleton recovered %v; want its TODO panic passed on", r)
+		}
+	}()
+	r.Watermark()
+}
+
+// TestRunRecordsAndRestores checks what a Run records, before and after
+// Restored.
+func TestRunRecordsAndRestores(t *testing.T) {
+	r := NewRun(t, &echo{}, 10, 5)
+	r.ProcessAll(Ev("e1", "a", 3, 2), Ev("e2", "a", -4, 1))
+	r.Restored(&echo{wm: 3})
+	r.Process(Ev("e3", "b", -1, 7))
+	if got, want := r.Emitted(), []kit.Result{Res("a", 3, 4, 1, 2)}; !slices.Equal(got, want) {
+		t.Errorf("Emitted() = %v, want %v", got, want)
+	}
+	if got, want := r.Late(), []kit.Event{Ev("e3", "b", -1, 7)}; !slices.Equal(got, want) {
+		t.Errorf("Late() after Restored = %v, want the restored processor's only, %v", got, want)
+	}
+	tl := r.Timeline()
+	for _, want := range []string{"snapshot taken and restored after arrival 2\n", "3 events", "allowed lateness 5", "e2", "e3"} {
+		if !strings.Contains(tl, want) {
+			t.Errorf("Timeline() lacks %q:\n%s", want, tl)
+		}
+	}
+}
+
+// TestMustNewRejectsNilAndError checks that MustNew stops the test on an
+// error and on a nil processor.
+func TestMustNewRejectsNilAndError(t *testing.T) {
+	if p := MustNew(t, func(int) (*echo, error) { return &echo{}, nil }, 1); p == nil {
+		t.Fatal("MustNew returned nil for a valid processor")
+	}
+	for name, f := range map[string]func(int) (*echo, error){
+		"nil":   func(int) (*echo, error) { return nil, nil },
+		"error": func(int) (*echo, error) { return &echo{}, errors.New("bad") },
+	} {
+		ft := &fatalT{TB: t}
+		func() {
+			defer func() { _ = recover() }()
+			MustNew(ft, f, 7)
+		}()
+		if !strings.Contains(ft.msg, "NewProcessor(7) = ") {
+			t.Errorf("%s: MustNew failed with %q; want a NewProcessor(7) message", name, ft.msg)
+		}
+	}
+}
+
+// fatalT records Fatalf instead of stopping the test.
+type fatalT struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalT) Helper() {}
+func (f *fatalT) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	panic("fatal")
+}
+
+// backwards flushes two results of window [0,10) in the wrong order.
+type backwards struct{ echo }
+
+func (p *backwards) Flush() []kit.Result {
+	return []kit.Result{Res("b", 0, 10, 1, 1), Res("a", 0, 10, 1, 1)}
+}
+
+// TestDeliveryAndOracle checks Deliver, its methods and InOrderResults.
+func TestDeliveryAndOracle(t *testing.T) {
+	events := []kit.Event{Ev("e1", "a", -3, 1), Ev("e2", "a", 7, 2), Ev("e1", "a", -3, 1), Ev("e3", "b", 12, 4)}
+	if got, want := InOrderResults(events, 10), []kit.Result{Res("a", -10, 0, 1, 1), Res("a", 0, 10, 1, 2), Res("b", 10, 20, 1, 4)}; !slices.Equal(got, want) {
+		t.Errorf("InOrderResults = %v, want %v", got, want)
+	}
+	d := Deliver(&echo{}, 10, 0, events)
+	if len(d.Calls) != len(events)+1 || !d.Redelivered("e1") || d.Redelivered("e2") {
+		t.Errorf("Deliver recorded %d calls, Redelivered(e1)=%v, Redelivered(e2)=%v", len(d.Calls), d.Redelivered("e1"), d.Redelivered("e2"))
+	}
+	if msg := d.Unordered(); msg != "" {
+		t.Errorf("Unordered() = %q among calls of one result each", msg)
+	}
+	msg := Deliver(&backwards{}, 10, 0, events).Unordered()
+	for _, want := range []string{"Flush() returned results out of order:\n  b [0,10)", "want\n  a [0,10)", "only window [0,10)"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("Unordered() of an unordered Flush lacks %q:\n%s", want, msg)
+		}
+	}
+	if got := d.WindowTimeline(0, 10); !strings.HasPrefix(got, "only window [0,10), arrival order:\ntimeline: 1 events") {
+		t.Errorf("WindowTimeline(0, 10) =\n%s", got)
+	}
+}
+
+// TestShufflesAreNamedAndBounded checks the names and the number of the
+// shuffles, and that each holds the events (and only duplicates beyond them).
+func TestShufflesAreNamedAndBounded(t *testing.T) {
+	events := kit.RandomEvents(kit.NewRand(1), 50, []string{"a", "b"}, 0, 1000)
+	var names []string
+	for what, shuffled := range Shuffles(kit.NewRand(2), events, 3, 100, 0.5) {
+		names = append(names, what)
+		if len(shuffled) < len(events) || len(InOrderResults(shuffled, 10)) != len(InOrderResults(events, 10)) {
+			t.Errorf("%s has %d events for %d, or other results", what, len(shuffled), len(events))
+		}
+		if len(names) == 2 {
+			break
+		}
+	}
+	if want := []string{"shuffle 1 of 3 (with duplicates)", "shuffle 2 of 3 (with duplicates)"}; !slices.Equal(names, want) {
+		t.Errorf("Shuffles yielded %q, want %q", names, want)
+	}
+}
+
+// TestDiffs checks the comparisons and renderings of results.
+func TestDiffs(t *testing.T) {
+	a, b, c := Res("a", 0, 10, 1, 1), Res("b", 0, 10, 1, 1), Upd("a", 0, 10, 1, 1)
+	missing, extra := Unmatched([]kit.Result{a, a, c}, []kit.Result{a, b})
+	if !slices.Equal(missing, []kit.Result{b}) || !slices.Equal(extra, []kit.Result{a, c}) {
+		t.Errorf("Unmatched = %v, %v", missing, extra)
+	}
+	if d := DiffResults([]kit.Result{b, a}, []kit.Result{a, b}); d != "" {
+		t.Errorf("DiffResults of a reordering = %q, want empty", d)
+	}
+	if s, e, ok := FirstDifference([]kit.Result{a}, []kit.Result{a, Res("a", 10, 20, 1, 1)}); !ok || s != 10 || e != 20 {
+		t.Errorf("FirstDifference = %d, %d, %v", s, e, ok)
+	}
+	if h := updateHint([]kit.Result{a}, []kit.Result{c}); !strings.Contains(h, "Only IsUpdate differs") {
+		t.Errorf("updateHint of an IsUpdate-only difference = %q", h)
+	}
+	if got := FmtResultsUpTo([]kit.Result{a, b, c}, 2); !strings.HasSuffix(got, "  … 1 more") {
+		t.Errorf("FmtResultsUpTo(3 results, 2) =\n%s", got)
+	}
+	if got := WindowStart(-1, 10); got != -10 {
+		t.Errorf("WindowStart(-1, 10) = %d, want -10", got)
+	}
+}
