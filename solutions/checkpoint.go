@@ -27,6 +27,8 @@ import (
 // string is a uvarint byte length followed by the bytes. Fields in order:
 //
 //	config      varint WindowSize, varint WatermarkDelay, varint AllowedLateness
+//	            (WatermarkDelay −1 marks a processor made by NewUpstreamProcessor:
+//	            its delay is 0 and only AdvanceWatermark moves its watermark)
 //	watermark   varint (math.MinInt64 before any event, math.MaxInt64 after Flush)
 //	seen IDs    uvarint n, then n strings in ascending byte order
 //	windows     uvarint n, then n windows in ascending end order, each:
@@ -39,6 +41,11 @@ import (
 // watermark fires every window it reaches), so the watermark carries it.
 // The side output is not in the snapshot: it is output, not state.
 //
+// The −1 delay (stage 07) kept the layout, and so version 1: every snapshot
+// written before it reads as before, and a build older than stage 07 refuses
+// an upstream processor's snapshot (a negative delay is an invalid config)
+// instead of restoring one that would raise its own watermark.
+//
 // Everything is written in a canonical order, never in map order, so equal
 // state gives equal bytes. A decoder accepts only what an encoder writes:
 // no trailing bytes, no repeated or unordered IDs, windows or keys.
@@ -47,6 +54,10 @@ const (
 	snapshotVersion = 1 // the version Snapshot writes
 
 	headerLen = 4 + 1 + 8 + 4 // magic, version, body length, checksum
+
+	// upstreamDelay is the WatermarkDelay written for a processor that
+	// follows upstream watermarks only (NewUpstreamProcessor).
+	upstreamDelay = -1
 )
 
 // castagnoli is the CRC-32C table, the checksum of the body. A CRC detects
@@ -66,8 +77,12 @@ func (p *Processor) Snapshot() ([]byte, error) {
 	// Flink's asynchronous snapshots achieve with copy-on-write state).
 	buf := make([]byte, headerLen, 256)
 
+	delay := p.cfg.WatermarkDelay
+	if p.upstreamOnly {
+		delay = upstreamDelay
+	}
 	buf = binary.AppendVarint(buf, p.cfg.WindowSize)
-	buf = binary.AppendVarint(buf, p.cfg.WatermarkDelay)
+	buf = binary.AppendVarint(buf, delay)
 	buf = binary.AppendVarint(buf, p.cfg.AllowedLateness)
 	buf = binary.AppendVarint(buf, p.watermark)
 
@@ -187,10 +202,15 @@ func decodeV1(body []byte) (*Processor, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	upstream := cfg.WatermarkDelay == upstreamDelay
+	if upstream {
+		cfg.WatermarkDelay = 0
+	}
 	p, err := NewProcessor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
 	}
+	p.upstreamOnly = upstream
 	p.watermark = watermark
 
 	n := r.count()

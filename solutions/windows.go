@@ -69,6 +69,10 @@ type Processor struct {
 	// late is the side output: events whose window had expired when they
 	// arrived, in arrival order.
 	late []kit.Event
+
+	// upstreamOnly is set by NewUpstreamProcessor (stage 07): the watermark
+	// then moves only by AdvanceWatermark and Flush, never by events.
+	upstreamOnly bool
 }
 
 // window is the state of one tumbling window: a running count and sum per
@@ -156,6 +160,10 @@ func (p *Processor) Process(e kit.Event) []kit.Result {
 	// 4. Only now let the event raise the watermark and fire what is due.
 	// An event can never close its own window this way (ts − delay < end),
 	// so counting it first is what makes every fired result include it.
+	// A processor that follows upstream watermarks skips this step.
+	if p.upstreamOnly {
+		return out
+	}
 	return p.advanceTo(minusSaturating(e.TS, p.cfg.WatermarkDelay), out)
 }
 

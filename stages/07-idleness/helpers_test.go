@@ -1,0 +1,156 @@
+//go:build lab || solution
+
+package idleness
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flk-byo/course/kit"
+)
+
+// t0 is processing time zero of every test: the moment NewWatermarks is
+// called. In the replays, event time 0 (00:00) is this moment too.
+var t0 = time.Date(2024, 3, 4, 0, 0, 0, 0, time.UTC)
+
+// newWatermarks returns NewWatermarks(cfg, clock); it stops the test if
+// that rejects this valid config.
+func newWatermarks(t testing.TB, cfg WatermarkConfig, clock kit.Clock) *Watermarks {
+	t.Helper()
+	w, err := NewWatermarks(cfg, clock)
+	if err != nil || w == nil {
+		t.Fatalf("NewWatermarks(%+v, a clock) = %v, %v; want Watermarks and no error: the config is valid", cfg, w, err)
+	}
+	return w
+}
+
+// newUpstream returns NewUpstreamProcessor(cfg); it stops the test if that
+// rejects this valid config.
+func newUpstream(t testing.TB, cfg Config) *Processor {
+	t.Helper()
+	p, err := NewUpstreamProcessor(cfg)
+	if err != nil || p == nil {
+		t.Fatalf("NewUpstreamProcessor(%+v) = %v, %v; want a processor and no error: the config is valid", cfg, p, err)
+	}
+	return p
+}
+
+// fmtWM renders a watermark: a number, or what MinInt64 and MaxInt64 mean.
+func fmtWM(wm int64) string {
+	switch wm {
+	case math.MinInt64:
+		return "math.MinInt64 (none)"
+	case math.MaxInt64:
+		return "math.MaxInt64"
+	}
+	return fmt.Sprint(wm)
+}
+
+// since renders processing time as the offset from t0, e.g. "t0+1m30s".
+func since(now time.Time) string {
+	return "t0+" + now.Sub(t0).String()
+}
+
+// wmRun drives one Watermarks on a ManualClock and logs every call, so that
+// a failing test can show the history and what each partition delivered.
+type wmRun struct {
+	t     *testing.T
+	cfg   WatermarkConfig
+	clock *kit.ManualClock
+	w     *Watermarks
+	log   []string
+
+	// What the test fed each partition: the largest timestamp, whether it
+	// spoke, and the processing time of its last event. Computed here, from
+	// the inputs, not read from the code under test.
+	maxTS  []int64
+	spoke  []bool
+	lastAt []time.Time
+}
+
+// newWMRun returns a run of new Watermarks for cfg with a clock at t0.
+func newWMRun(t *testing.T, cfg WatermarkConfig) *wmRun {
+	t.Helper()
+	clock := kit.NewManualClock(t0)
+	r := &wmRun{t: t, cfg: cfg, clock: clock, w: newWatermarks(t, cfg, clock)}
+	r.log = append(r.log, fmt.Sprintf("t0          NewWatermarks(%+v)", cfg))
+	for range cfg.Partitions {
+		r.maxTS = append(r.maxTS, math.MinInt64)
+		r.spoke = append(r.spoke, false)
+		r.lastAt = append(r.lastAt, t0)
+	}
+	return r
+}
+
+// advance moves the clock forward by d.
+func (r *wmRun) advance(d time.Duration) {
+	r.clock.Advance(d)
+	r.log = append(r.log, fmt.Sprintf("%-11s clock +%v", since(r.clock.Now()), d))
+}
+
+// observe calls Observe(partition, ts).
+func (r *wmRun) observe(partition int, ts int64) {
+	r.log = append(r.log, fmt.Sprintf("%-11s Observe(%d, %d)", since(r.clock.Now()), partition, ts))
+	r.w.Observe(partition, ts)
+	r.maxTS[partition] = max(r.maxTS[partition], ts)
+	r.spoke[partition] = true
+	r.lastAt[partition] = r.clock.Now()
+}
+
+// current calls Current() and returns what it returned.
+func (r *wmRun) current() int64 {
+	wm := r.w.Current()
+	r.log = append(r.log, fmt.Sprintf("%-11s Current() = %s", since(r.clock.Now()), fmtWM(wm)))
+	return wm
+}
+
+// expectCurrent fails the test unless Current() returns want.
+func (r *wmRun) expectCurrent(want int64, why string) {
+	r.t.Helper()
+	if got := r.current(); got != want {
+		r.t.Errorf("Current() at %s = %s, want %s: %s\n\n%s", since(r.clock.Now()), fmtWM(got), fmtWM(want), why, r.history())
+	}
+}
+
+// expectIdle fails the test unless Idle(partition) returns want.
+func (r *wmRun) expectIdle(partition int, want bool, why string) {
+	r.t.Helper()
+	got := r.w.Idle(partition)
+	r.log = append(r.log, fmt.Sprintf("%-11s Idle(%d) = %v", since(r.clock.Now()), partition, got))
+	if got != want {
+		r.t.Errorf("Idle(%d) at %s = %v, want %v: %s\n\n%s", partition, since(r.clock.Now()), got, want, why, r.history())
+	}
+}
+
+// history renders what each partition was fed and the calls so far (the
+// last 40), oldest first.
+func (r *wmRun) history() string {
+	var b strings.Builder
+	now := r.clock.Now()
+	fmt.Fprintf(&b, "OutOfOrderness %d ms, IdleTimeout %v; now %s\n", r.cfg.OutOfOrderness, r.cfg.IdleTimeout, since(now))
+	fmt.Fprintf(&b, "  %-9s  %-22s  %-22s  %s\n", "partition", "max timestamp fed", "its watermark", "last activity")
+	for i := range r.maxTS {
+		maxTS, wm := "none (never spoke)", "none"
+		if r.spoke[i] {
+			maxTS, wm = fmt.Sprint(r.maxTS[i]), fmt.Sprint(r.maxTS[i]-r.cfg.OutOfOrderness)
+		}
+		last := fmt.Sprintf("%s (NewWatermarks), silent %v", since(r.lastAt[i]), now.Sub(r.lastAt[i]))
+		if r.spoke[i] {
+			last = fmt.Sprintf("%s, silent %v", since(r.lastAt[i]), now.Sub(r.lastAt[i]))
+		}
+		fmt.Fprintf(&b, "  %-9d  %-22s  %-22s  %s\n", i, maxTS, wm, last)
+	}
+	b.WriteString("calls:\n")
+	log := r.log
+	if len(log) > 40 {
+		fmt.Fprintf(&b, "  … %d earlier calls\n", len(log)-40)
+		log = log[len(log)-40:]
+	}
+	for _, l := range log {
+		b.WriteString("  " + l + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,131 @@
+//go:build lab || solution
+
+package idleness
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flk-byo/course/internal/suite"
+)
+
+// TestCombinedWatermarkMatchesDefinition certifies that over seeded random histories of events, silences, outages and clock steps, Current and Idle agree with their definition at every step.
+func TestCombinedWatermarkMatchesDefinition(t *testing.T) {
+	defer suite.Recover(t)
+	rnd := suite.Rand(t)
+	outOfOrderness := []int64{0, 200, 5_000}
+	timeouts := []time.Duration{0, time.Second, 10 * time.Second}
+	chattiness := []float64{0, 0.03, 0.3, 0.8} // chance that a partition delivers an event in a step
+
+	for run := range 100 {
+		cfg := WatermarkConfig{
+			Partitions:     1 + rnd.IntN(6),
+			OutOfOrderness: outOfOrderness[rnd.IntN(len(outOfOrderness))],
+			IdleTimeout:    timeouts[rnd.IntN(len(timeouts))],
+		}
+		r := newWMRun(t, cfg)
+		m := definition{cfg: cfg, combined: math.MinInt64}
+		for range cfg.Partitions {
+			m.maxTS = append(m.maxTS, math.MinInt64)
+			m.spoke = append(m.spoke, false)
+			m.lastAt = append(m.lastAt, t0)
+		}
+		// Each partition has its own event-time position (partitions drift
+		// apart, so one may rejoin far behind) and its own chattiness, which
+		// changes now and then: an outage, a burst, a recovery.
+		pos := make([]int64, cfg.Partitions)
+		chat := make([]float64, cfg.Partitions)
+		for i := range pos {
+			pos[i] = rnd.Int64N(20_000)
+			chat[i] = chattiness[rnd.IntN(len(chattiness))]
+		}
+		for step := range 60 {
+			switch rnd.IntN(5) {
+			case 0: // no time passes
+			case 1:
+				r.advance(time.Millisecond)
+			case 2:
+				r.advance(time.Duration(1+rnd.Int64N(2_000)) * time.Millisecond)
+			default:
+				r.advance(time.Duration(1+rnd.Int64N(25_000)) * time.Millisecond)
+			}
+			for part := range cfg.Partitions {
+				if rnd.IntN(20) == 0 {
+					chat[part] = chattiness[rnd.IntN(len(chattiness))]
+				}
+				if rnd.Float64() >= chat[part] {
+					continue
+				}
+				pos[part] += rnd.Int64N(3_000)
+				ts := pos[part] - rnd.Int64N(cfg.OutOfOrderness+1) // disorder within the bound
+				r.observe(part, ts)
+				m.observe(part, ts, r.clock.Now())
+			}
+			for part := range cfg.Partitions {
+				want := m.idle(part, r.clock.Now())
+				if got := r.w.Idle(part); got != want {
+					t.Fatalf("run %d, step %d: Idle(%d) = %v, want %v: IdleTimeout is %v and partition %d has been silent for %v\n"+
+						"(since its last event, or since NewWatermarks if it has none). Idle means IdleTimeout > 0 and\n"+
+						"silence > IdleTimeout, in processing time.\n\n%s",
+						run, step, part, got, want, cfg.IdleTimeout, part, r.clock.Now().Sub(m.lastAt[part]), r.history())
+				}
+			}
+			want, why := m.current(r.clock.Now())
+			if got := r.current(); got != want {
+				t.Fatalf("run %d, step %d: Current() = %s, want %s:\n%s\n\n%s", run, step, fmtWM(got), fmtWM(want), why, r.history())
+			}
+		}
+	}
+}
+
+// definition is the combined watermark exactly as the stage defines it,
+// written for this test: what Current and Idle must return.
+type definition struct {
+	cfg      WatermarkConfig
+	maxTS    []int64
+	spoke    []bool
+	lastAt   []time.Time
+	combined int64 // the last value of Current
+}
+
+func (d *definition) observe(part int, ts int64, now time.Time) {
+	d.maxTS[part] = max(d.maxTS[part], ts)
+	d.spoke[part] = true
+	d.lastAt[part] = now
+}
+
+func (d *definition) idle(part int, now time.Time) bool {
+	return d.cfg.IdleTimeout > 0 && now.Sub(d.lastAt[part]) > d.cfg.IdleTimeout
+}
+
+// current returns the next Current() and, in words, why.
+func (d *definition) current(now time.Time) (int64, string) {
+	var lines []string
+	low, active := int64(math.MaxInt64), 0
+	for part := range d.maxTS {
+		switch {
+		case d.idle(part, now):
+			lines = append(lines, fmt.Sprintf("  partition %d: idle (silent %v > %v), left out", part, now.Sub(d.lastAt[part]), d.cfg.IdleTimeout))
+		case !d.spoke[part]:
+			active++
+			low = math.MinInt64
+			lines = append(lines, fmt.Sprintf("  partition %d: active, never spoke: no watermark, pins the min at math.MinInt64", part))
+		default:
+			active++
+			wm := d.maxTS[part] - d.cfg.OutOfOrderness
+			low = min(low, wm)
+			lines = append(lines, fmt.Sprintf("  partition %d: active, watermark %d − %d = %d", part, d.maxTS[part], d.cfg.OutOfOrderness, wm))
+		}
+	}
+	prev := d.combined
+	if active == 0 {
+		lines = append(lines, fmt.Sprintf("every partition is idle: hold the previous value %s", fmtWM(prev)))
+		return prev, strings.Join(lines, "\n")
+	}
+	d.combined = max(prev, low)
+	lines = append(lines, fmt.Sprintf("max(previous Current() %s, min over the active ones %s) = %s", fmtWM(prev), fmtWM(low), fmtWM(d.combined)))
+	return d.combined, strings.Join(lines, "\n")
+}

@@ -1,0 +1,184 @@
+//go:build lab || solution
+
+package idleness
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/flk-byo/course/internal/suite"
+)
+
+// The quiet-EU incident. Three regions feed one job, one source partition
+// each. Every night the EU partition goes silent from 02:00 to 04:00 (its
+// producers are down for maintenance); the job counts events per region in
+// 5-minute windows and has a 300 s latency budget.
+const (
+	eu          = 0 // the partition that goes quiet
+	fiveMinutes = 5 * 60 * 1000
+	quietFrom   = 2 * 3600 * 1000 // 02:00, event time
+	quietTo     = 4 * 3600 * 1000 // 04:00
+	replayTo    = 6 * 3600 * 1000 // the replay covers 00:00 to 06:00
+)
+
+// regions names the partitions: regions[p] is partition p's key.
+var regions = []string{"eu", "us", "ap"}
+
+// replayUntil is when each replay stops and flushes: after the last arrival.
+const replayUntil = replayTo*time.Millisecond + 2*time.Minute
+
+// quietEU returns the arrivals of the incident: 00:00 to 06:00 of event
+// time, an event every 1–6 s per region, each arriving 0–10 s after its
+// timestamp (so each partition's disorder is at most 10 s, within the
+// 30 s out-of-orderness); nothing from EU stamped 02:00–04:00, and so,
+// processing time tracking event time, nothing arrives from it then.
+func quietEU(rnd *rand.Rand) []arrival {
+	var parts [][]arrival
+	for part, key := range regions {
+		f := feedSpec{partition: part, key: key, from: 0, to: replayTo, maxGap: 6_000, maxLag: 10_000}
+		if part == eu {
+			f.silent = [][2]int64{{quietFrom, quietTo}}
+		}
+		parts = append(parts, genPartition(rnd, f))
+	}
+	return mergeArrivals(parts...)
+}
+
+// quietConfig is the incident's watermark config with the given timeout.
+func quietConfig(idleTimeout time.Duration) WatermarkConfig {
+	return WatermarkConfig{Partitions: len(regions), OutOfOrderness: 30_000, IdleTimeout: idleTimeout}
+}
+
+// closingBound is the worst-case closing delay of a window, in processing
+// time after its end, when processing time tracks event time: a partition's
+// last events may arrive up to OutOfOrderness after their timestamps, it
+// becomes idle IdleTimeout after that, and the next emission hands the
+// watermark on at most one emit interval later.
+func closingBound(cfg WatermarkConfig) time.Duration {
+	return cfg.IdleTimeout + time.Duration(cfg.OutOfOrderness)*time.Millisecond + emitInterval
+}
+
+// TestQuietPartitionFreezesWindowsWithoutIdleness certifies that without an idle timeout the quiet EU partition holds every window ending at 02:00 or later open until EU speaks again at 04:00, and that nothing is lost.
+func TestQuietPartitionFreezesWindowsWithoutIdleness(t *testing.T) {
+	defer suite.Recover(t)
+	arrivals := quietEU(suite.Rand(t))
+	cfg := quietConfig(0)
+	o := replay(t, cfg, regions, fiveMinutes, arrivals, replayUntil)
+	o.expectInOrderResults(t, "without idleness")
+
+	// EU speaks again with its first event stamped 04:00 or later.
+	var back time.Duration
+	for _, a := range arrivals {
+		if a.partition == eu && a.e.TS >= quietTo {
+			back = a.at
+			break
+		}
+	}
+	var worst firing
+	for _, f := range o.firings {
+		if f.r.End < quietFrom {
+			continue
+		}
+		if f.at < back {
+			t.Errorf("%s, before EU spoke again at %s.\nWithout an idle timeout EU is never idle: its watermark, at most 01:59:30 (its last timestamp\n"+
+				"before 02:00 minus the 30 s out-of-orderness), stays in the min, so no window ending at 02:00 or later\n"+
+				"may close until EU delivers again. Closing it earlier means your combined watermark left a silent,\n"+
+				"non-idle partition out of the min.\n\n%s",
+				f.describe(), hms(back.Milliseconds()), o.table(quietFrom*time.Millisecond-2*time.Minute, f.at+time.Minute))
+			return
+		}
+		if f.delay() > worst.delay() {
+			worst = f
+		}
+	}
+	if worst.delay() <= latencyBudget {
+		t.Errorf("the slowest window, %s, is within the %v budget; want the silence to blow it: without\n"+
+			"idleness, windows of the live regions wait for EU\n\n%s", worst.describe(), latencyBudget, o.table(quietFrom*time.Millisecond, quietTo*time.Millisecond))
+	}
+	t.Logf("without idleness the slowest window: %s", worst.describe())
+}
+
+// TestWindowsCloseWithinLatencyBudgetWithIdleness certifies that with a 60 s idle timeout every window of the quiet-EU replay closes within idleness + out-of-orderness + one emit interval of its end (90.2 s, inside the 300 s budget), with every result correct.
+func TestWindowsCloseWithinLatencyBudgetWithIdleness(t *testing.T) {
+	defer suite.Recover(t)
+	cfg := quietConfig(60 * time.Second)
+	bound := closingBound(cfg)
+	if bound > latencyBudget {
+		t.Fatalf("test bug: the closing bound %v exceeds the budget %v", bound, latencyBudget)
+	}
+	o := replay(t, cfg, regions, fiveMinutes, quietEU(suite.Rand(t)), replayUntil)
+	o.expectInOrderResults(t, "with idleness")
+
+	// Windows ending by 05:30 are measured; the last ones close only at the
+	// final Flush (the input ends, every partition goes idle and the
+	// watermark holds), which is the end of a bounded input, not latency.
+	var worst firing
+	for _, f := range o.firings {
+		if f.r.End > replayTo-30*60*1000 {
+			continue
+		}
+		if f.flushed || f.delay() > bound {
+			t.Errorf("%s; want every window closed within %v of its end:\n"+
+				"IdleTimeout %v + OutOfOrderness %v + one %v emit interval. EU's last events before 02:00 arrive\n"+
+				"up to its disorder late; %v of silence after that it is idle and leaves the min, and the next\n"+
+				"AdvanceWatermark(Current()) closes the window. Is a silent partition still in your min? Is the silence\n"+
+				"measured on the clock, from its last event?\n\n%s",
+				f.describe(), bound, cfg.IdleTimeout, time.Duration(cfg.OutOfOrderness)*time.Millisecond, emitInterval,
+				cfg.IdleTimeout, o.table(time.Duration(f.r.End)*time.Millisecond-2*time.Minute, f.at+time.Minute))
+			return
+		}
+		if f.delay() > worst.delay() {
+			worst = f
+		}
+	}
+	t.Logf("with idleness the slowest window: %s (bound %v, budget %v)", worst.describe(), bound, latencyBudget)
+}
+
+// TestOpenWindowStateStaysBoundedWhileQuiet certifies that during EU's silence the windows held open stay at a handful with idleness, and pile up (one per region and 5 minutes) without it.
+func TestOpenWindowStateStaysBoundedWhileQuiet(t *testing.T) {
+	defer suite.Recover(t)
+	arrivals := quietEU(suite.Rand(t))
+	quiet := func(s sample) bool {
+		return s.at >= quietFrom*time.Millisecond && s.at < quietTo*time.Millisecond
+	}
+
+	t.Run("with idleness", func(t *testing.T) {
+		defer suite.Recover(t)
+		cfg := quietConfig(60 * time.Second)
+		o := replay(t, cfg, regions, fiveMinutes, arrivals, replayUntil)
+		// Each region holds its current window and, for at most the closing
+		// bound after its end, the one before.
+		limit := len(regions) * (1 + int((closingBound(cfg).Milliseconds()+fiveMinutes-1)/fiveMinutes))
+		for _, s := range o.samples {
+			if quiet(s) && s.open > limit {
+				t.Errorf("at %s, %d windows held events but had not fired; want at most %d (each region's current\n"+
+					"window and the previous one, for up to %v after its end). With idleness EU drops out of the min\n"+
+					"and the live regions' windows keep closing: state stays bounded however long EU is silent.\n\n%s",
+					hms(s.at.Milliseconds()), s.open, limit, closingBound(cfg),
+					o.table(quietFrom*time.Millisecond, quietTo*time.Millisecond))
+				return
+			}
+		}
+	})
+
+	t.Run("without idleness", func(t *testing.T) {
+		defer suite.Recover(t)
+		o := replay(t, quietConfig(0), regions, fiveMinutes, arrivals, replayUntil)
+		// Just before 04:00, every 5-minute window of us and ap since 02:00
+		// is still open: 2 regions × 24 windows, at least.
+		const want = 2 * (quietTo - quietFrom) / fiveMinutes
+		var last sample
+		for _, s := range o.samples {
+			if quiet(s) {
+				last = s
+			}
+		}
+		if last.open < want {
+			t.Errorf("at %s, %d windows held events but had not fired; want at least %d: without idleness EU pins\n"+
+				"the watermark below 02:00, so every 5-minute window of us and ap since then is still open. This\n"+
+				"state grows with the silence, 2 hours here, a weekend in production.\n\n%s",
+				hms(last.at.Milliseconds()), last.open, want, o.table(quietFrom*time.Millisecond, quietTo*time.Millisecond))
+		}
+	})
+}
