@@ -1,0 +1,316 @@
+//go:build lab || solution
+
+package rescaling
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/flk-byo/course/internal/windowtest"
+	"github.com/flk-byo/course/kit"
+)
+
+// The suite's own key-group arithmetic, written from the formulas of the
+// stage card, so that no check trusts the code under test.
+
+// wantKeyGroup is kit.StableHash(key) % maxP.
+func wantKeyGroup(key any, maxP int) int { return int(kit.StableHash(key) % uint64(maxP)) }
+
+// wantTask is the subtask that owns key group kg: kg * p / maxP.
+func wantTask(kg, maxP, p int) int { return kg * p / maxP }
+
+// wantRange is the inclusive key-group range of subtask i.
+func wantRange(i, maxP, p int) (first, last int) {
+	return (i*maxP + p - 1) / p, ((i+1)*maxP - 1) / p
+}
+
+// wantSubtaskOf is the subtask that holds key's state at parallelism p.
+func wantSubtaskOf(key string, maxP, p int) int { return wantTask(wantKeyGroup(key, maxP), maxP, p) }
+
+// keyNames returns n keys "<prefix>00", "<prefix>01", ….
+func keyNames(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%02d", prefix, i)
+	}
+	return out
+}
+
+// keyOnSubtask returns the first key "k0", "k1", … whose state lives on
+// subtask i at parallelism p with maxP key groups.
+func keyOnSubtask(i, maxP, p int) string {
+	for n := 0; ; n++ {
+		if k := fmt.Sprintf("k%d", n); wantSubtaskOf(k, maxP, p) == i {
+			return k
+		}
+	}
+}
+
+// whereIs describes where key lives: its key group and, at each
+// parallelism of ps, the subtask that owns it and that subtask's range.
+func whereIs(key string, maxP int, ps ...int) string {
+	kg := wantKeyGroup(key, maxP)
+	var at []string
+	for _, p := range ps {
+		i := wantTask(kg, maxP, p)
+		first, last := wantRange(i, maxP, p)
+		at = append(at, fmt.Sprintf("at parallelism %d subtask %d owns it (range [%d,%d])", p, i, first, last))
+	}
+	return fmt.Sprintf("key %s is in key group %d of %d; %s", key, kg, maxP, strings.Join(at, ", "))
+}
+
+// newParallel returns NewParallelProcessor(cfg); it stops the test if that
+// rejects this valid config.
+func newParallel(t testing.TB, cfg ParallelConfig) *ParallelProcessor {
+	t.Helper()
+	pp, err := NewParallelProcessor(cfg)
+	if err != nil || pp == nil {
+		t.Fatalf("NewParallelProcessor(%+v) = %v, %v; want a processor and no error: the config is valid", cfg, pp, err)
+	}
+	return pp
+}
+
+// snapshotOf returns pp.Snapshot(); it stops the test if that fails.
+func snapshotOf(t testing.TB, pp *ParallelProcessor) []byte {
+	t.Helper()
+	b, err := pp.Snapshot()
+	if err != nil || len(b) == 0 {
+		t.Fatalf("Snapshot() = %d bytes, %v; want the processor's state: encoding state in memory cannot fail", len(b), err)
+	}
+	return b
+}
+
+// restoreOf returns RestoreParallelProcessor(snap, p, maxP) for a snapshot
+// that Snapshot returned and valid arguments; it stops the test if that fails.
+func restoreOf(t testing.TB, snap []byte, p, maxP int) *ParallelProcessor {
+	t.Helper()
+	pp, err := RestoreParallelProcessor(snap, p, maxP)
+	if err != nil || pp == nil {
+		t.Fatalf("RestoreParallelProcessor(<%d-byte snapshot taken with maxParallelism %d>, %d, %d) = %v, %v;\n"+
+			"want a processor and no error: any parallelism from 1 to maxParallelism can restore a snapshot",
+			len(snap), maxP, p, maxP, pp, err)
+	}
+	return pp
+}
+
+// catch calls f and returns "" if it returns, or the value it panicked with
+// and where. A skeleton's "TODO" panic is passed on, so that suite.Recover
+// reports the test as not implemented yet.
+func catch(f func()) (panicked string) {
+	defer func() {
+		if r := recover(); r != nil {
+			if strings.HasPrefix(fmt.Sprint(r), "TODO") {
+				panic(r)
+			}
+			panicked = fmt.Sprintf("%v\n%s", r, panicSite(debug.Stack()))
+		}
+	}()
+	f()
+	return ""
+}
+
+// panicSite returns up to four frames of a panicking goroutine's stack that
+// are the code under test: not the runtime, the testing package or a suite.
+func panicSite(stack []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(stack)), "\n")
+	var out []string
+	for i := 1; i+1 < len(lines); i += 2 {
+		fn, file := lines[i], strings.TrimSpace(lines[i+1])
+		if strings.HasPrefix(fn, "runtime") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "testing.") ||
+			strings.HasPrefix(fn, "created by") || strings.Contains(fn, "/stages/") || strings.Contains(fn, "/internal/") {
+			continue
+		}
+		if out = append(out, "    "+fn+"\n        "+file); len(out) == 4 {
+			break
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// mustPanic fails t unless f panics with a message of the code's own: not
+// returning normally, and not a runtime error (a division by zero, an index
+// out of range), which names a symptom instead of the wrong argument.
+func mustPanic(t *testing.T, call, why string, f func()) {
+	t.Helper()
+	var r any
+	func() {
+		defer func() { r = recover() }()
+		f()
+	}()
+	switch {
+	case r == nil:
+		t.Errorf("%s returned normally; want a panic with a clear message: %s", call, why)
+	case strings.HasPrefix(fmt.Sprint(r), "TODO"):
+		panic(r)
+	default:
+		if _, ok := r.(runtime.Error); ok {
+			t.Errorf("%s panicked with the runtime error %q; want a panic with a message of your own (%s):\n"+
+				"check the argument first, so the caller reads what was wrong, not a symptom of it", call, fmt.Sprint(r), why)
+		}
+	}
+}
+
+// errorCap reports the first few failures of a check and then only counts,
+// so that one systematic mistake does not bury its explanation under a
+// thousand identical lines. Call done at the end.
+type errorCap struct {
+	t   *testing.T
+	max int
+	n   int
+}
+
+func (c *errorCap) Errorf(format string, args ...any) {
+	c.t.Helper()
+	c.n++
+	if c.n <= c.max {
+		c.t.Errorf(format, args...)
+	}
+}
+
+// full reports whether further failures are only counted.
+func (c *errorCap) full() bool { return c.n >= c.max }
+
+func (c *errorCap) done() {
+	c.t.Helper()
+	if c.n > c.max {
+		c.t.Errorf("… and %d more failures like these", c.n-c.max)
+	}
+}
+
+// processor is the method set that a Processor and a ParallelProcessor
+// share: a ParallelProcessor answers every call as one Processor would.
+type processor = windowtest.Processor
+
+// op is one call on a processor.
+type op struct {
+	kind  string // "process", "advance" or "flush"
+	event kit.Event
+	wm    int64
+}
+
+func processOp(e kit.Event) op { return op{kind: "process", event: e} }
+func advanceOp(wm int64) op    { return op{kind: "advance", wm: wm} }
+func flushOp() op              { return op{kind: "flush"} }
+
+// String renders the call, e.g. "Process(e7 k03@1500=3)".
+func (o op) String() string {
+	switch o.kind {
+	case "process":
+		return fmt.Sprintf("Process(%v)", o.event)
+	case "advance":
+		return fmt.Sprintf("AdvanceWatermark(%s)", fmtWM(o.wm))
+	}
+	return "Flush()"
+}
+
+// apply makes the call o on p and returns its results.
+func apply(p processor, o op) []kit.Result {
+	switch o.kind {
+	case "process":
+		return p.Process(o.event)
+	case "advance":
+		return p.AdvanceWatermark(o.wm)
+	case "flush":
+		return p.Flush()
+	}
+	panic("unknown op kind " + o.kind)
+}
+
+// trace is what one Processor did over a sequence of calls: the oracle of
+// the parallel runs.
+type trace struct {
+	outs [][]kit.Result // what each call returned
+	wms  []int64        // Watermark() after each call
+	late []kit.Event    // Late() at the end
+}
+
+// runOps makes the calls ops on p and returns what it did.
+func runOps(p processor, ops []op) trace {
+	tr := trace{outs: make([][]kit.Result, len(ops)), wms: make([]int64, len(ops))}
+	for i, o := range ops {
+		tr.outs[i] = apply(p, o)
+		tr.wms[i] = p.Watermark()
+	}
+	tr.late = p.Late()
+	return tr
+}
+
+// singleRun returns what one stage-01 Processor for cfg does with ops: the
+// unscaled run that every parallel run must equal.
+func singleRun(t testing.TB, cfg Config, ops []op) trace {
+	t.Helper()
+	return runOps(windowtest.MustNew(t, NewProcessor, cfg), ops)
+}
+
+// genOps returns a seeded call sequence: n events over keys, shuffled with
+// disorder up to bound (above the delay, some events are late: corrections
+// within the allowed lateness, side output beyond it), a fifth of them
+// delivered twice, with a few AdvanceWatermark calls among them; then
+// Flush, then a redelivery and a new event, both after the end.
+func genOps(r *rand.Rand, cfg Config, keys []string, n int, bound int64) []op {
+	ordered := kit.RandomEvents(r, n, keys, -3*cfg.WindowSize, 12*cfg.WindowSize)
+	events := kit.WithDuplicates(r, kit.BoundedShuffle(r, ordered, bound), 0.2)
+	var ops []op
+	maxTS := int64(math.MinInt64)
+	for i, e := range events {
+		if i > 0 && r.IntN(20) == 0 {
+			ops = append(ops, advanceOp(maxTS-cfg.WatermarkDelay+r.Int64N(cfg.WindowSize)-cfg.WindowSize/3))
+		}
+		ops = append(ops, processOp(e))
+		maxTS = max(maxTS, e.TS)
+	}
+	ops = append(ops, flushOp())
+	ops = append(ops, processOp(events[r.IntN(len(events))]))
+	ops = append(ops, processOp(windowtest.Ev("after-end", keys[0], maxTS, 1)))
+	return ops
+}
+
+// eventsOf returns the events of the Process calls among ops.
+func eventsOf(ops []op) []kit.Event {
+	var evs []kit.Event
+	for _, o := range ops {
+		if o.kind == "process" {
+			evs = append(evs, o.event)
+		}
+	}
+	return evs
+}
+
+// fmtWM renders a watermark, naming the two ends of the range.
+func fmtWM(wm int64) string {
+	switch wm {
+	case math.MinInt64:
+		return "math.MinInt64"
+	case math.MaxInt64:
+		return "math.MaxInt64"
+	}
+	return fmt.Sprint(wm)
+}
+
+// watermarkOrNone returns p.Watermark(), or math.MinInt64 if it panics.
+func watermarkOrNone(p processor) (wm int64) {
+	defer func() {
+		if recover() != nil {
+			wm = math.MinInt64
+		}
+	}()
+	return p.Watermark()
+}
+
+// keysOf returns the distinct keys of rs, sorted.
+func keysOf(rs ...[]kit.Result) []string {
+	var keys []string
+	for _, r := range rs {
+		for _, x := range r {
+			keys = append(keys, x.Key)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
