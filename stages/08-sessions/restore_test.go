@@ -1,0 +1,436 @@
+//go:build lab || solution
+
+package sessions
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
+	"github.com/flk-byo/course/kit"
+)
+
+// op is one call on a SessionProcessor.
+type op struct {
+	kind  string // "process", "advance" or "flush"
+	event kit.Event
+	wm    int64
+}
+
+func (o op) String() string {
+	switch o.kind {
+	case "process":
+		return fmt.Sprintf("Process(%v)", o.event)
+	case "advance":
+		return fmt.Sprintf("AdvanceWatermark(%d)", o.wm)
+	}
+	return "Flush()"
+}
+
+// apply makes the call o on s and returns its results.
+func (o op) apply(s *SessionProcessor) []kit.Result {
+	switch o.kind {
+	case "process":
+		return s.Process(o.event)
+	case "advance":
+		return s.AdvanceWatermark(o.wm)
+	}
+	return s.Flush()
+}
+
+// trace is what a SessionProcessor did over a sequence of calls.
+type trace struct {
+	outs [][]kit.Result // what each call returned
+	late []kit.Event    // Late() at the end
+	wm   int64          // Watermark() at the end
+}
+
+// runOps makes the calls ops on s, in order.
+func runOps(s *SessionProcessor, ops []op) trace {
+	tr := trace{outs: make([][]kit.Result, len(ops))}
+	for i, o := range ops {
+		tr.outs[i] = o.apply(s)
+	}
+	tr.late, tr.wm = s.Late(), s.Watermark()
+	return tr
+}
+
+// genOps returns a seeded call sequence for cfg: n events over span,
+// shuffled with disorder bound and a tenth redelivered, with
+// AdvanceWatermark(max timestamp − lag) every 1 to 6 events. The disorder
+// is beyond the lag, so sessions are extended and bridged after they fired
+// and some events are late. Then Flush, a redelivery and a new event after
+// the end.
+func genOps(r *rand.Rand, n int, span, bound, lag int64) []op {
+	ordered := kit.RandomEvents(r, n, []string{"a", "b", "c", "d"}, -span/4, span)
+	events := shuffled(r, ordered, bound, 0.1)
+	var ops []op
+	maxTS, next := int64(math.MinInt64), 1+r.IntN(6)
+	for _, e := range events {
+		ops = append(ops, op{kind: "process", event: e})
+		maxTS = max(maxTS, e.TS)
+		if next--; next == 0 {
+			ops = append(ops, op{kind: "advance", wm: maxTS - lag})
+			next = 1 + r.IntN(6)
+		}
+	}
+	return append(ops, op{kind: "flush"}, op{kind: "process", event: events[r.IntN(len(events))]},
+		op{kind: "process", event: ev("after-end", "a", maxTS, 1)})
+}
+
+// cutConfigs are the restore-and-continue runs: a config, the span of the
+// timestamps, the disorder, and the watermark's lag behind the largest
+// timestamp.
+var cutConfigs = []struct {
+	cfg              SessionConfig
+	span, bound, lag int64
+}{
+	{SessionConfig{Gap: 50, AllowedLateness: 100}, 3000, 300, 30},
+	{SessionConfig{Gap: 20}, 2000, 100, 10},
+	{SessionConfig{Gap: 200, AllowedLateness: 400}, 8000, 700, 50},
+}
+
+const cutEvents = 100
+
+// snapshotOf returns s.Snapshot(); it stops the test if that fails.
+func snapshotOf(t testing.TB, s *SessionProcessor) []byte {
+	t.Helper()
+	b, err := s.Snapshot()
+	if err != nil {
+		t.Fatalf("Snapshot() returned the error %v; want the processor's state: encoding state in memory cannot fail", err)
+	}
+	if len(b) < 5 {
+		t.Fatalf("Snapshot() returned %d bytes (%q); a session snapshot begins with \"FLSW\" and a version byte", len(b), b)
+	}
+	return b
+}
+
+// restoreOf returns RestoreSessionProcessor(snap) for a snapshot that
+// Snapshot returned; it stops the test if that fails.
+func restoreOf(t testing.TB, snap []byte) *SessionProcessor {
+	t.Helper()
+	s, err := RestoreSessionProcessor(snap)
+	if err != nil || s == nil {
+		t.Fatalf("RestoreSessionProcessor(a %d-byte snapshot that Snapshot returned) = %v, %v; want a processor and no error", len(snap), s, err)
+	}
+	return s
+}
+
+// TestRestoreAtEveryCutPointEqualsUninterruptedRun certifies that snapshotting a session processor after any call, restoring it and continuing gives exactly the results, side output and watermark of one uninterrupted run.
+//
+// The inputs are seeded and shuffled beyond the watermark's lag, so that
+// fired sessions are extended and bridged late (retractions) and some
+// events are late; with duplicates, a Flush and events after it.
+func TestRestoreAtEveryCutPointEqualsUninterruptedRun(t *testing.T) {
+	defer suite.Recover(t)
+	for _, cc := range cutConfigs {
+		t.Run(fmt.Sprintf("gap=%d/lateness=%d/disorder=%d/lag=%d", cc.cfg.Gap, cc.cfg.AllowedLateness, cc.bound, cc.lag), func(t *testing.T) {
+			defer suite.Recover(t)
+			ops := genOps(suite.Rand(t), cutEvents, cc.span, cc.bound, cc.lag)
+			full := runOps(newSessions(t, cc.cfg), ops)
+
+			s := newSessions(t, cc.cfg)
+			for k := 0; k <= len(ops); k++ {
+				snap := snapshotOf(t, s)
+				lateAtCut, wmAtCut := s.Late(), s.Watermark()
+				r := restoreOf(t, snap)
+				head := fmt.Sprintf("Config %+v, %d calls; snapshot after call %d (%d bytes), restored.\n", cc.cfg, len(ops), k, len(snap))
+				if wm := r.Watermark(); wm != wmAtCut {
+					t.Fatalf("%sWatermark() of the restored processor = %s, the snapshotted one's = %s: the watermark is state.",
+						head, fmtWM(wm), fmtWM(wmAtCut))
+				}
+				cont := runOps(r, ops[k:])
+				for i, got := range cont.outs {
+					at := k + i
+					if want := full.outs[at]; !slices.Equal(got, want) {
+						t.Fatalf("%sAfter the restore, call %d %v returned\n%s\nthe uninterrupted run returned\n%s\n%s\n\n%s",
+							head, at+1, ops[at], windowtest.FmtResults(got), windowtest.FmtResults(want),
+							explainCut(ops, full, k, at, got, want), cutTimeline(cc.cfg, ops, full, k, at, cont.outs[:i+1]))
+					}
+				}
+				if late := slices.Concat(lateAtCut, cont.late); !slices.Equal(late, full.late) {
+					t.Fatalf("%sLate() before the snapshot, then the restored processor's: %s\nthe uninterrupted run's: %s\n"+
+						"The side output is not state (a restored Late() starts empty), but every later late event must be caught:\n"+
+						"the seen IDs and the sessions decide which events are late.",
+						head, windowtest.FmtEvents(late), windowtest.FmtEvents(full.late))
+				}
+				if cont.wm != full.wm {
+					t.Fatalf("%sWatermark() at the end = %s, the uninterrupted run's = %s", head, fmtWM(cont.wm), fmtWM(full.wm))
+				}
+				if k < len(ops) {
+					ops[k].apply(s)
+				}
+			}
+		})
+	}
+}
+
+// explainCut guesses which piece of state the snapshot lost, from how call
+// at went wrong after a restore at cut.
+func explainCut(ops []op, full trace, cut, at int, got, want []kit.Result) string {
+	if o := ops[at]; o.kind == "process" && len(want) == 0 &&
+		slices.ContainsFunc(ops[:at], func(x op) bool { return x.kind == "process" && x.event.ID == o.event.ID }) {
+		return o.event.ID + " was delivered before: its redelivery is a no-op. Seen IDs are state, late ones included."
+	}
+	wantRet := slices.ContainsFunc(want, func(r kit.Result) bool { return r.Count < 0 })
+	gotRet := slices.ContainsFunc(got, func(r kit.Result) bool { return r.Count < 0 })
+	if wantRet && !gotRet {
+		return "The uninterrupted run retracts results emitted before (some before the snapshot). What downstream holds for\n" +
+			"each session (the results its next firing retracts) is state: without it a restored processor emits the\n" +
+			"merged session as if it were new, and downstream counts the old sessions' events twice."
+	}
+	prior := slices.Concat(full.outs[:cut]...)
+	for _, g := range got {
+		if g.IsUpdate || slices.Contains(want, g) {
+			continue
+		}
+		if slices.ContainsFunc(prior, func(p kit.Result) bool { return p.Key == g.Key && p.Start == g.Start && p.End == g.End }) {
+			return fmt.Sprintf("%v is a first result, but that session was emitted before the snapshot: which sessions have fired\n"+
+				"(and what downstream holds of them) is state.", g)
+		}
+	}
+	return "A restored processor continues exactly where the snapshotted one was: the config, the watermark, every unexpired\n" +
+		"session with its count and sum and what downstream holds of it, and every seen ID."
+}
+
+// cutTimeline draws the key of the first differing result of call at,
+// before the snapshot and after the restore up to that call.
+func cutTimeline(cfg SessionConfig, ops []op, full trace, cut, at int, contOuts [][]kit.Result) string {
+	rs := slices.Concat(full.outs[at], contOuts[len(contOuts)-1])
+	key := ""
+	if len(rs) > 0 {
+		key = rs[0].Key
+	} else if ops[at].kind == "process" {
+		key = ops[at].event.Key
+	}
+	var events []kit.Event
+	for _, o := range ops[:at+1] {
+		if o.kind == "process" && o.event.Key == key {
+			events = append(events, o.event)
+		}
+	}
+	var emitted []kit.Result
+	for _, r := range slices.Concat(slices.Concat(full.outs[:cut]...), slices.Concat(contOuts...)) {
+		if r.Key == key {
+			emitted = append(emitted, r)
+		}
+	}
+	wm := int64(math.MinInt64)
+	for _, o := range ops[:at+1] {
+		switch o.kind {
+		case "advance":
+			wm = max(wm, o.wm)
+		case "flush":
+			wm = math.MaxInt64
+		}
+	}
+	tl := kit.Timeline{Lateness: cfg.AllowedLateness, Events: events, Watermark: wm, Results: emitted}
+	return fmt.Sprintf("only key %s, up to call %d (snapshot and restore after call %d; emitted: before the snapshot, then after the restore):\n%s",
+		key, at+1, cut, tl.String())
+}
+
+// formatCfg is the configuration of the format tests' processors.
+var formatCfg = SessionConfig{Gap: 50, AllowedLateness: 100}
+
+// busySnapshot returns a snapshot of a processor holding every kind of
+// state: seen IDs (counted and late), open sessions, fired sessions not yet
+// expired, sessions that swallowed fired ones, a raised watermark.
+func busySnapshot(t testing.TB, seed uint64) []byte {
+	t.Helper()
+	s := newSessions(t, formatCfg)
+	ops := genOps(kit.NewRand(seed), 60, 3000, 300, 30)
+	for _, o := range ops[:len(ops)-3] { // stop before Flush: sessions still open
+		o.apply(s)
+	}
+	return snapshotOf(t, s)
+}
+
+// TestSessionSnapshotHasVersionedHeader certifies that every session snapshot begins with the magic "FLSW" and the format version byte 1.
+func TestSessionSnapshotHasVersionedHeader(t *testing.T) {
+	defer suite.Recover(t)
+	flushed := newSessions(t, formatCfg)
+	flushed.Process(ev("e1", "a", 5, 1))
+	flushed.Flush()
+	for _, c := range []struct {
+		what string
+		snap []byte
+	}{
+		{"a new processor", snapshotOf(t, newSessions(t, formatCfg))},
+		{"a processor with open and fired sessions", busySnapshot(t, 1)},
+		{"a flushed processor", snapshotOf(t, flushed)},
+	} {
+		if !bytes.HasPrefix(c.snap, []byte("FLSW\x01")) {
+			t.Errorf("Snapshot() of %s begins % x (%q), want the magic \"FLSW\" then the version byte 1 (46 4c 53 57 01).\n"+
+				"A session snapshot is a savepoint of its own kind: its own magic keeps stage 04's RestoreProcessor from\n"+
+				"reading it as tumbling-window state, and the other way round.", c.what, c.snap[:min(len(c.snap), 5)], c.snap[:min(len(c.snap), 5)])
+		}
+	}
+}
+
+// tryRestore calls RestoreSessionProcessor(input) and returns what it
+// returned, or what it panicked with. A skeleton's "TODO" panic is passed
+// on, so that suite.Recover reports the test as not implemented yet.
+func tryRestore(input []byte) (s *SessionProcessor, err error, panicked any) {
+	defer func() {
+		if r := recover(); r != nil {
+			if strings.HasPrefix(fmt.Sprint(r), "TODO") {
+				panic(r)
+			}
+			s, err, panicked = nil, nil, r
+		}
+	}()
+	s, err = RestoreSessionProcessor(input)
+	return s, err, nil
+}
+
+// expectRestoreError fails t unless RestoreSessionProcessor(input) returns
+// a nil processor and an error without panicking. It returns the error, or
+// nil after failing t.
+func expectRestoreError(t testing.TB, what string, input []byte, why string) error {
+	t.Helper()
+	s, err, panicked := tryRestore(input)
+	switch {
+	case panicked != nil:
+		t.Errorf("RestoreSessionProcessor(%s) panicked: %v\nIt must return an error: a snapshot comes from a file that may be truncated,\n"+
+			"corrupted or not a snapshot at all. Check every length against the bytes left before slicing.", what, panicked)
+		return nil
+	case err == nil:
+		t.Errorf("RestoreSessionProcessor(%s) returned a processor and no error; want an error: %s", what, why)
+		return nil
+	case s != nil:
+		t.Errorf("RestoreSessionProcessor(%s) returned the error %q AND a processor; on error, return nil", what, err)
+	}
+	return err
+}
+
+// TestDamagedSessionSnapshotIsAnError certifies that every proper prefix of a session snapshot, every snapshot with a byte changed and every snapshot with bytes appended is rejected with an error, never a panic.
+func TestDamagedSessionSnapshotIsAnError(t *testing.T) {
+	defer suite.Recover(t)
+	rnd := suite.Rand(t)
+	for _, snap := range [][]byte{snapshotOf(t, newSessions(t, formatCfg)), busySnapshot(t, 2)} {
+		for n := range len(snap) {
+			if expectRestoreError(t, fmt.Sprintf("the first %d of the %d bytes of a snapshot", n, len(snap)), bytes.Clone(snap[:n]),
+				"a truncated snapshot is missing state; record the length, or check a checksum, and reject it") == nil {
+				return
+			}
+		}
+		for i := range snap {
+			for _, mask := range []byte{0x01, byte(1 + rnd.IntN(255))} {
+				bad := bytes.Clone(snap)
+				bad[i] ^= mask
+				what := fmt.Sprintf("a %d-byte snapshot with byte %d changed from %#02x to %#02x", len(snap), i, snap[i], bad[i])
+				if expectRestoreError(t, what, bad, "a changed byte would restore a silently different state; a checksum over the body catches it") == nil {
+					return
+				}
+			}
+		}
+		for _, tail := range [][]byte{{0}, snap} {
+			what := fmt.Sprintf("a %d-byte snapshot followed by %d more bytes", len(snap), len(tail))
+			if expectRestoreError(t, what, append(bytes.Clone(snap), tail...), "bytes after the end are not state") == nil {
+				return
+			}
+		}
+	}
+}
+
+// TestUnknownSessionSnapshotVersionIsAnError certifies that a session snapshot with a format version other than 1 is rejected with an error that says "version".
+func TestUnknownSessionSnapshotVersionIsAnError(t *testing.T) {
+	defer suite.Recover(t)
+	snap := busySnapshot(t, 3)
+	for _, v := range []byte{0, 2, 0xff} {
+		bad := bytes.Clone(snap)
+		bad[4] = v
+		what := fmt.Sprintf("a session snapshot whose version byte is %d", v)
+		err := expectRestoreError(t, what, bad, "this code reads format version 1 only")
+		if err != nil && !strings.Contains(strings.ToLower(err.Error()), "version") {
+			t.Errorf("RestoreSessionProcessor(%s) returned the error %q; want a message that says \"version\": check the version\n"+
+				"before the checksum, so that a newer savepoint is reported as one and not as corrupt.", what, err)
+		}
+	}
+}
+
+// TestSnapshotKindsAreNotInterchangeable certifies that RestoreSessionProcessor rejects a stage 04 Processor snapshot and RestoreProcessor rejects a session snapshot, each with an error.
+func TestSnapshotKindsAreNotInterchangeable(t *testing.T) {
+	defer suite.Recover(t)
+	p, err := NewProcessor(Config{WindowSize: 50, AllowedLateness: 100})
+	if err != nil {
+		t.Fatalf("NewProcessor: %v", err)
+	}
+	p.Process(ev("e1", "a", 5, 1))
+	tumbling, err := p.Snapshot()
+	if err != nil {
+		t.Fatalf("Processor.Snapshot: %v", err)
+	}
+	expectRestoreError(t, "a stage 04 Processor snapshot (magic \"FLKS\")", tumbling,
+		"it holds tumbling windows, not sessions; only the magic tells the two apart before decoding")
+
+	session := busySnapshot(t, 4)
+	var restored *Processor
+	var rerr error
+	var panicked any
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if strings.HasPrefix(fmt.Sprint(r), "TODO") {
+					panic(r)
+				}
+				panicked = r
+			}
+		}()
+		restored, rerr = RestoreProcessor(session)
+	}()
+	switch {
+	case panicked != nil:
+		t.Errorf("RestoreProcessor(a session snapshot) panicked: %v; it must return an error", panicked)
+	case rerr == nil || restored != nil:
+		t.Errorf("RestoreProcessor(a session snapshot, magic \"FLSW\") = %v, %v; want nil and an error: a session snapshot is\n"+
+			"not tumbling-window state. Your stage 04 code checks the magic first: does it?", restored, rerr)
+	}
+}
+
+// TestEqualSessionStateGivesEqualBytes certifies that session processors in the same state give byte-for-byte equal snapshots, and that a restored snapshot snapshots again to the same bytes.
+func TestEqualSessionStateGivesEqualBytes(t *testing.T) {
+	defer suite.Recover(t)
+	rnd := suite.Rand(t)
+	t.Run("restore then snapshot", func(t *testing.T) {
+		defer suite.Recover(t)
+		ops := genOps(rnd, 80, 3000, 300, 30)
+		s := newSessions(t, formatCfg)
+		for i := 0; i <= len(ops); i++ {
+			if i%5 == 0 || i == len(ops) {
+				snap := snapshotOf(t, s)
+				if again := snapshotOf(t, restoreOf(t, snap)); !bytes.Equal(snap, again) {
+					t.Fatalf("after %d calls, Snapshot() of RestoreSessionProcessor(snapshot) differs from the snapshot\n"+
+						"(%d and %d bytes): the restore lost or changed something, or the encoding depends on map order.", i, len(snap), len(again))
+				}
+			}
+			if i < len(ops) {
+				ops[i].apply(s)
+			}
+		}
+	})
+	t.Run("two delivery orders of the same events", func(t *testing.T) {
+		defer suite.Recover(t)
+		ordered := kit.RandomEvents(rnd, 150, []string{"a", "b", "c", "d", "e"}, -500, 4000)
+		var snaps [2][]byte
+		for i := range snaps {
+			s := newSessions(t, formatCfg)
+			for _, e := range shuffled(rnd, ordered, 4000, 0.3) {
+				s.Process(e)
+			}
+			s.AdvanceWatermark(2000)
+			snaps[i] = snapshotOf(t, s)
+		}
+		if !bytes.Equal(snaps[0], snaps[1]) {
+			t.Errorf("two delivery orders of the same 150 events (some duplicated), then AdvanceWatermark(2000), gave different\n"+
+				"snapshots (%d and %d bytes). Both processors hold the same sessions, seen IDs and watermark: equal state, so\n"+
+				"equal bytes. Write keys, sessions and IDs in a sorted order, never in map or arrival order.", len(snaps[0]), len(snaps[1]))
+		}
+	})
+}

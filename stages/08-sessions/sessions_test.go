@@ -1,0 +1,251 @@
+//go:build lab || solution
+
+package sessions
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/kit"
+)
+
+// TestNewSessionProcessorRejectsInvalidConfig certifies that NewSessionProcessor returns an error for a Gap of zero or less or a negative AllowedLateness, and otherwise a processor whose watermark is math.MinInt64.
+func TestNewSessionProcessorRejectsInvalidConfig(t *testing.T) {
+	defer suite.Recover(t)
+	for _, c := range []struct {
+		cfg SessionConfig
+		why string
+	}{
+		{SessionConfig{Gap: 0}, "a gap of 0 would end every session at its last event: no event could ever join it"},
+		{SessionConfig{Gap: -10}, "a negative gap has no meaning"},
+		{SessionConfig{Gap: 10, AllowedLateness: -1}, "a session cannot expire before it fires"},
+	} {
+		t.Run(fmt.Sprintf("%+v", c.cfg), func(t *testing.T) {
+			defer suite.Recover(t)
+			if s, err := NewSessionProcessor(c.cfg); err == nil {
+				t.Errorf("NewSessionProcessor(%+v) = %v, nil; want an error: %s", c.cfg, s, c.why)
+			}
+		})
+	}
+	for _, cfg := range []SessionConfig{{Gap: 1}, {Gap: 30 * 60 * 1000}, {Gap: 10, AllowedLateness: 100}} {
+		t.Run(fmt.Sprintf("%+v", cfg), func(t *testing.T) {
+			defer suite.Recover(t)
+			s := newSessions(t, cfg)
+			if wm := s.Watermark(); wm != math.MinInt64 {
+				t.Errorf("Watermark() of a new SessionProcessor = %s, want math.MinInt64: no watermark has arrived yet", fmtWM(wm))
+			}
+		})
+	}
+}
+
+// TestTouchingWindowsMerge certifies that windows of one key that intersect or touch merge into the session that covers them, in every arrival order: with gap 1, events at 0, 1 and 2 make the one session [0,3).
+//
+// Flink's TimeWindow.mergeWindows merges [10,20) and [20,30): touching is
+// enough. The session fires once, when the watermark reaches its end.
+func TestTouchingWindowsMerge(t *testing.T) {
+	defer suite.Recover(t)
+	for _, c := range []struct {
+		name   string
+		gap    int64
+		events []kit.Event
+		want   kit.Result
+	}{
+		{"gap 1, events at 0, 1, 2 (Flink's example)", 1,
+			[]kit.Event{ev("e1", "a", 0, 1), ev("e2", "a", 1, 2), ev("e3", "a", 2, 3)}, res("a", 0, 3, 3, 6)},
+		{"[10,20) and [20,30) touch", 10,
+			[]kit.Event{ev("e1", "a", 10, 1), ev("e2", "a", 20, 2)}, res("a", 10, 30, 2, 3)},
+		{"[10,20) and [15,25) overlap", 10,
+			[]kit.Event{ev("e1", "a", 10, 1), ev("e2", "a", 15, 2)}, res("a", 10, 25, 2, 3)},
+		{"a chain of touching windows, negative timestamps", 5,
+			[]kit.Event{ev("e1", "a", -10, 1), ev("e2", "a", -5, 2), ev("e3", "a", 0, 3), ev("e4", "a", 5, 4)}, res("a", -10, 10, 4, 10)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer suite.Recover(t)
+			for _, order := range permutations(c.events) {
+				r := newRun(t, SessionConfig{Gap: c.gap})
+				for _, e := range order {
+					r.expect(fmt.Sprintf("Process(%v)", e), r.process(e), nil,
+						"Process emits nothing while no watermark has passed the session's end: events never fire sessions.")
+				}
+				r.expect(fmt.Sprintf("AdvanceWatermark(%d)", c.want.End-1), r.advance(c.want.End-1), nil,
+					fmt.Sprintf("With gap %d these windows intersect or touch, so they are one session %v, which is still open\n"+
+						"at watermark %d. Two windows [a, a+gap) and [b, b+gap) with a ≤ b merge when b ≤ a+gap: touching counts,\n"+
+						"as in Flink's TimeWindow.intersects.", c.gap, c.want, c.want.End-1))
+				r.expect(fmt.Sprintf("AdvanceWatermark(%d)", c.want.End), r.advance(c.want.End), []kit.Result{c.want},
+					"the merged session fires once, when the watermark reaches its end.")
+				if t.Failed() {
+					return // one arrival order is enough to read
+				}
+			}
+		})
+	}
+}
+
+// TestSessionEndsOneGapAfterItsLastEvent certifies that a session is [first timestamp, last timestamp + Gap) and fires when the watermark reaches that end, not at its last event.
+func TestSessionEndsOneGapAfterItsLastEvent(t *testing.T) {
+	defer suite.Recover(t)
+	r := newRun(t, SessionConfig{Gap: 50})
+	r.processAll(ev("e1", "a", 100, 1), ev("e2", "a", 130, 2))
+	r.expect("AdvanceWatermark(130)", r.advance(130), nil,
+		"The last event is at 130, but the session stays open for a gap of 50 after it: an event of key a\n"+
+			"before 180 would still join it. The session is [100,180), not [100,130).")
+	r.expect("AdvanceWatermark(179)", r.advance(179), nil, "the session [100,180) is open until the watermark reaches 180.")
+	r.expect("AdvanceWatermark(180)", r.advance(180), []kit.Result{res("a", 100, 180, 2, 3)},
+		"the session is [100, 130+50): its end is the last event plus the gap, and it fires when watermark ≥ end.")
+}
+
+// TestEventsMoreThanAGapApartAreSeparateSessions certifies that two events of a key further apart than the gap open separate sessions, and events at most a gap apart share one.
+func TestEventsMoreThanAGapApartAreSeparateSessions(t *testing.T) {
+	defer suite.Recover(t)
+	const gap = 10
+	for _, c := range []struct {
+		name string
+		a, b int64
+		want []kit.Result
+	}{
+		{"gap − 1 apart: overlapping windows", 0, 9, []kit.Result{res("a", 0, 19, 2, 3)}},
+		{"exactly gap apart: touching windows", 0, 10, []kit.Result{res("a", 0, 20, 2, 3)}},
+		{"gap + 1 apart: a millisecond between them", 0, 11, []kit.Result{res("a", 0, 10, 1, 1), res("a", 11, 21, 1, 2)}},
+		{"gap + 1 apart, negative timestamps", -25, -14, []kit.Result{res("a", -25, -15, 1, 1), res("a", -14, -4, 1, 2)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer suite.Recover(t)
+			r := newRun(t, SessionConfig{Gap: gap})
+			r.processAll(ev("e1", "a", c.a, 1), ev("e2", "a", c.b, 2))
+			r.expect("Flush()", r.flush(), c.want,
+				fmt.Sprintf("With gap %d, the windows are [%d,%d) and [%d,%d): they merge only if they intersect or touch.",
+					gap, c.a, c.a+gap, c.b, c.b+gap))
+		})
+	}
+}
+
+// TestBridgingEventMergesTwoSessions certifies that an event whose window reaches two sessions of its key merges all of them into one session, whatever the arrival order.
+func TestBridgingEventMergesTwoSessions(t *testing.T) {
+	defer suite.Recover(t)
+	const gap = 10
+	for _, c := range []struct {
+		name   string
+		events []kit.Event
+		want   []kit.Result
+		why    string
+	}{
+		{"the bridge arrives last",
+			[]kit.Event{ev("e1", "a", 0, 1), ev("e2", "a", 15, 2), ev("e3", "a", 7, 4)},
+			[]kit.Result{res("a", 0, 25, 3, 7)},
+			"[0,10) and [15,25) are two sessions until e3's window [7,17) reaches both: it merges with BOTH, into [0,25).\n" +
+				"Merge the new window with every session it intersects or touches, not only the first one found."},
+		{"the bridge arrives first",
+			[]kit.Event{ev("e3", "a", 7, 4), ev("e1", "a", 0, 1), ev("e2", "a", 15, 2)},
+			[]kit.Result{res("a", 0, 25, 3, 7)},
+			"[7,17) comes first; [0,10) touches it (merge: [0,17)); then [15,25) overlaps [0,17): one session [0,25)."},
+		{"two bridges join three sessions",
+			[]kit.Event{ev("e1", "a", 0, 1), ev("e2", "a", 14, 2), ev("e3", "a", 28, 4), ev("e4", "a", 7, 8), ev("e5", "a", 20, 16)},
+			[]kit.Result{res("a", 0, 38, 5, 31)},
+			"[0,10), [14,24) and [28,38); e4's [7,17) joins the first two into [0,24); e5's [20,30) joins that and [28,38)."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer suite.Recover(t)
+			r := newRun(t, SessionConfig{Gap: gap})
+			r.processAll(c.events...)
+			r.expect("Flush()", r.flush(), c.want, c.why)
+		})
+	}
+}
+
+// TestSessionsOfDifferentKeysNeverMerge certifies that sessions are per key: events of different keys at overlapping times never merge, and each key's sessions carry its own count and sum.
+func TestSessionsOfDifferentKeysNeverMerge(t *testing.T) {
+	defer suite.Recover(t)
+	r := newRun(t, SessionConfig{Gap: 10})
+	r.processAll(ev("e1", "a", 0, 1), ev("e2", "b", 5, 2), ev("e3", "a", 8, 3), ev("e4", "b", 20, 4), ev("e5", "c", 10, 5))
+	r.expect("Flush()", r.flush(), []kit.Result{
+		res("b", 5, 15, 1, 2), res("a", 0, 18, 2, 4), res("c", 10, 20, 1, 5), res("b", 20, 30, 1, 4),
+	}, "Each key has its own sessions: a's [0,10) and [8,18) merge; b's [5,15) overlaps them but is another key's,\n"+
+		"and b's [20,30) is more than a gap after b's first event. Results in (End, Start, Key) order.")
+}
+
+// TestEventsNeverMoveTheWatermark certifies that the session processor only follows AdvanceWatermark: Process never changes the watermark or fires a session, and a lower watermark changes nothing.
+//
+// From this stage on, as in Flink's WindowOperator, the watermark comes from
+// upstream (stage 07's Watermarks); an event behind it is still on time when
+// its session has not expired.
+func TestEventsNeverMoveTheWatermark(t *testing.T) {
+	defer suite.Recover(t)
+	r := newRun(t, SessionConfig{Gap: 10})
+	r.expect("Process(e1 a@1000=1)", r.process(ev("e1", "a", 1000, 1)), nil, "an event never fires anything on its own.")
+	r.process(ev("e2", "b", 5000, 2))
+	if wm := r.r.Watermark(); wm != math.MinInt64 {
+		t.Fatalf("Watermark() after two events and no AdvanceWatermark = %s, want math.MinInt64.\n"+
+			"The session processor follows the watermark it is handed and generates none: the disorder bound lives in\n"+
+			"the sources now (stage 07), so an event must not raise it.\n\n%s", fmtWM(wm), r.timeline())
+	}
+	r.expect("AdvanceWatermark(2000)", r.advance(2000), []kit.Result{res("a", 1000, 1010, 1, 1)},
+		"watermark 2000 passes the end of a's session [1000,1010) and not b's [5000,5010).")
+	r.expect("AdvanceWatermark(1500)", r.advance(1500), nil, "a watermark never goes back: 1500 < 2000 changes nothing.")
+	if wm := r.r.Watermark(); wm != 2000 {
+		t.Fatalf("Watermark() after AdvanceWatermark(2000) then AdvanceWatermark(1500) = %s, want 2000: it never decreases.\n\n%s", fmtWM(wm), r.timeline())
+	}
+	r.expect("Process(e3 c@1995=3)", r.process(ev("e3", "c", 1995, 3)), nil,
+		"e3 is behind the watermark (1995 < 2000) but its session [1995,2005) ends after it: it is on time, and the\n"+
+			"session fires when the watermark reaches 2005, not now.")
+	r.expectLate(nil, "e3's session [1995,2005) has not expired (2000 < 2005 + 0): it is counted, not late.")
+	if wm := r.r.Watermark(); wm != 2000 {
+		t.Fatalf("Watermark() after Process(e3 c@1995=3) = %s, want 2000: events never move it.\n\n%s", fmtWM(wm), r.timeline())
+	}
+	r.expect("AdvanceWatermark(2005)", r.advance(2005), []kit.Result{res("c", 1995, 2005, 1, 3)}, "c's session ends at 2005.")
+}
+
+// TestResultsOfOneCallAreOrderedByEndStartKey certifies that the sessions one AdvanceWatermark fires come out in (End, Start, Key) order.
+func TestResultsOfOneCallAreOrderedByEndStartKey(t *testing.T) {
+	defer suite.Recover(t)
+	r := newRun(t, SessionConfig{Gap: 10})
+	events := []kit.Event{
+		ev("e1", "a", 0, 1), ev("e2", "a", 5, 1), // a [0,15)
+		ev("e3", "b", 5, 2), // b [5,15)
+		ev("e4", "f", 5, 3), // f [5,15)
+		ev("e5", "c", 2, 4), // c [2,12)
+		ev("e6", "d", 0, 5), // d [0,10)
+		ev("e7", "e", 3, 6), // e [3,13)
+	}
+	slices.Reverse(events)
+	r.processAll(events...)
+	r.expect("AdvanceWatermark(100)", r.advance(100), []kit.Result{
+		res("d", 0, 10, 1, 5), res("c", 2, 12, 1, 4), res("e", 3, 13, 1, 6),
+		res("a", 0, 15, 2, 2), res("b", 5, 15, 1, 2), res("f", 5, 15, 1, 3),
+	}, "The results of one call are ordered by End, then Start, then Key (kit.CompareResults), whatever the\n"+
+		"arrival order and the keys' map order.")
+}
+
+// TestFlushFiresEverySessionAndEndsTheInput certifies that Flush fires every session not yet fired, leaves the watermark at math.MaxInt64, and sends every later event to the side output.
+func TestFlushFiresEverySessionAndEndsTheInput(t *testing.T) {
+	defer suite.Recover(t)
+	r := newRun(t, SessionConfig{Gap: 10, AllowedLateness: 50})
+	r.processAll(ev("e1", "a", 0, 1), ev("e2", "a", 30, 2), ev("e3", "b", 5, 4))
+	r.expect("AdvanceWatermark(15)", r.advance(15), []kit.Result{res("a", 0, 10, 1, 1), res("b", 5, 15, 1, 4)},
+		"watermark 15 reaches the ends of a's [0,10) and b's [5,15).")
+	r.expect("Flush()", r.flush(), []kit.Result{res("a", 30, 40, 1, 2)},
+		"Flush fires what has not fired, as a final watermark of math.MaxInt64 would; fired sessions are not emitted again.")
+	if wm := r.r.Watermark(); wm != math.MaxInt64 {
+		t.Fatalf("Watermark() after Flush = %s, want math.MaxInt64 (Flink's final watermark).\n\n%s", fmtWM(wm), r.timeline())
+	}
+	r.expect("Process(e4 a@1000=8)", r.process(ev("e4", "a", 1000, 8)), nil, "after Flush the input is over: every event is late.")
+	r.expect("Flush()", r.flush(), nil, "a second Flush has nothing left to fire.")
+	r.expectLate([]kit.Event{ev("e4", "a", 1000, 8)}, "after Flush every session is expired, so e4 goes to the side output.")
+}
+
+// permutations returns every order of events (at most 4 of them here).
+func permutations(events []kit.Event) [][]kit.Event {
+	if len(events) <= 1 {
+		return [][]kit.Event{slices.Clone(events)}
+	}
+	var out [][]kit.Event
+	for i := range events {
+		rest := slices.Concat(events[:i], events[i+1:])
+		for _, p := range permutations(rest) {
+			out = append(out, append([]kit.Event{events[i]}, p...))
+		}
+	}
+	return out
+}
