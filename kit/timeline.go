@@ -41,7 +41,7 @@ func (t Timeline) String() string {
 	if t.Lateness > 0 {
 		fmt.Fprintf(&b, ", allowed lateness %d", t.Lateness)
 	}
-	fmt.Fprintf(&b, ", watermark %s\n", fmtWatermark(t.Watermark))
+	fmt.Fprintf(&b, ", watermark %s\n", FormatWatermark(t.Watermark))
 	if len(t.Events) == 0 {
 		b.WriteString("  (no events)\n")
 		return b.String()
@@ -92,10 +92,10 @@ func (t Timeline) String() string {
 	if t.Watermark != math.MinInt64 {
 		switch {
 		case t.Watermark < lo:
-			fmt.Fprintf(&b, "  %-11s ▲ %s (before the first event)\n", "watermark", fmtWatermark(t.Watermark))
+			fmt.Fprintf(&b, "  %-11s ▲ %s (before the first event)\n", "watermark", FormatWatermark(t.Watermark))
 		default:
 			c := min(col(min(t.Watermark, hi)), cols-1)
-			fmt.Fprintf(&b, "  %-11s %s▲ %s\n", "watermark", strings.Repeat("═", c), fmtWatermark(t.Watermark))
+			fmt.Fprintf(&b, "  %-11s %s▲ %s\n", "watermark", strings.Repeat("═", c), FormatWatermark(t.Watermark))
 		}
 	} else {
 		fmt.Fprintf(&b, "  %-11s none yet\n", "watermark")
@@ -183,7 +183,9 @@ func arrivalMark(i int) rune {
 	return '•'
 }
 
-func fmtWatermark(wm int64) string {
+// FormatWatermark renders a watermark for people: its value, or what the
+// two extremes mean (MinInt64: none yet; MaxInt64: end of input).
+func FormatWatermark(wm int64) string {
 	switch wm {
 	case math.MinInt64:
 		return "none (MinInt64)"

@@ -1,6 +1,8 @@
 package suite
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -54,5 +56,53 @@ created by testing.(*T).Run in goroutine 1
 	want := lab + "\n    github.com/flk-byo/course/stages/04-checkpoint.tryRestore.func1()\n        /course/stages/04-checkpoint/helpers_test.go:70 +0x25"
 	if got := codeFrames(stack, false); got != want {
 		t.Errorf("codeFrames(stack, all) =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// recorder is a testing.TB that keeps what Errorf reports.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+func TestMustPanicWantsAMessageOfTheCodesOwn(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    func()
+		want string // "" for no failure
+	}{
+		{"own message", func() { panic("n must be ≥ 1") }, ""},
+		{"no panic", func() {}, "returned normally"},
+		{"runtime error", func() { var m map[string]int; m["x"]++; _ = 1 / len(m) }, "runtime error"},
+	} {
+		r := &recorder{TB: t}
+		MustPanic(r, "F(0)", "n is 0", tc.f)
+		if tc.want == "" {
+			if len(r.errs) != 0 {
+				t.Errorf("%s: unexpected failure %q", tc.name, r.errs)
+			}
+			continue
+		}
+		if len(r.errs) != 1 || !strings.Contains(r.errs[0], tc.want) {
+			t.Errorf("%s: want one failure containing %q, got %q", tc.name, tc.want, r.errs)
+		}
+	}
+}
+
+func TestErrorCapShowsTheFirstAndCountsTheRest(t *testing.T) {
+	r := &recorder{TB: t}
+	c := &ErrorCap{T: r, Max: 2}
+	for i := range 5 {
+		c.Errorf("failure %d", i)
+	}
+	c.Done()
+	want := []string{"failure 0", "failure 1", "… and 3 more failures like these"}
+	if !slices.Equal(r.errs, want) {
+		t.Errorf("got %q, want %q", r.errs, want)
 	}
 }

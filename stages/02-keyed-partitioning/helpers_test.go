@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 
 	"github.com/flk-byo/course/kit"
 )
@@ -183,53 +182,4 @@ func (l *callLog) total(key string) int {
 		n += c
 	}
 	return n
-}
-
-// mustPanic calls f and returns the value it panicked with, failing t if it
-// did not panic or panicked with a runtime error (a division by zero, an
-// index out of range) instead of a message of the code's own. A skeleton's
-// "TODO" panic is passed on, so that suite.Recover reports the test as not
-// implemented yet.
-func mustPanic(t *testing.T, call string, why string, f func()) {
-	t.Helper()
-	var r any
-	func() {
-		defer func() { r = recover() }()
-		f()
-	}()
-	switch {
-	case r == nil:
-		t.Errorf("%s returned normally, want a panic with a clear message: %s", call, why)
-	case strings.HasPrefix(fmt.Sprint(r), "TODO"):
-		panic(r)
-	default:
-		if _, ok := r.(runtime.Error); ok {
-			t.Errorf("%s panicked with the runtime error %q, want a panic with a message of your own: "+
-				"check the argument first, so the caller reads what was wrong and not a symptom of it", call, fmt.Sprint(r))
-		}
-	}
-}
-
-// errorCap reports the first few failures of a check and then only counts,
-// so that one systematic mistake does not bury its explanation under a
-// hundred identical lines. Call done at the end.
-type errorCap struct {
-	t   *testing.T
-	max int
-	n   int
-}
-
-func (c *errorCap) Errorf(format string, args ...any) {
-	c.t.Helper()
-	c.n++
-	if c.n <= c.max {
-		c.t.Errorf(format, args...)
-	}
-}
-
-func (c *errorCap) done() {
-	c.t.Helper()
-	if c.n > c.max {
-		c.t.Errorf("… and %d more failures like these", c.n-c.max)
-	}
 }

@@ -31,8 +31,8 @@ var partitionKeys = []any{
 // TestPartitionOfIsStableHashModN certifies that PartitionOf(key, n) is kit.StableHash(key) % n for strings, integers, bools, structs and arrays.
 func TestPartitionOfIsStableHashModN(t *testing.T) {
 	defer suite.Recover(t)
-	errs := &errorCap{t: t, max: 6}
-	defer errs.done()
+	errs := &suite.ErrorCap{T: t, Max: 6}
+	defer errs.Done()
 	highBit := false
 	for _, key := range partitionKeys {
 		highBit = highBit || kit.StableHash(key)>>63 == 1
@@ -57,8 +57,8 @@ func TestPartitionOfRejectsNonPositiveN(t *testing.T) {
 	defer suite.Recover(t)
 	const why = "there is no worker to own the key among fewer than one"
 	for _, n := range []int{0, -1, -7} {
-		mustPanic(t, fmt.Sprintf("PartitionOf(%q, %d)", "a", n), why, func() { PartitionOf("a", n) })
-		mustPanic(t, fmt.Sprintf("WorkerAssignment([a b], %d)", n), why, func() { WorkerAssignment([]string{"a", "b"}, n) })
+		suite.MustPanic(t, fmt.Sprintf("PartitionOf(%q, %d)", "a", n), why, func() { PartitionOf("a", n) })
+		suite.MustPanic(t, fmt.Sprintf("WorkerAssignment([a b], %d)", n), why, func() { WorkerAssignment([]string{"a", "b"}, n) })
 	}
 }
 
@@ -86,8 +86,8 @@ func TestWorkerAssignmentMatchesPartitionOf(t *testing.T) {
 
 func checkAssignment[K comparable](t *testing.T, call string, keys []K, n int, got map[K]int) {
 	t.Helper()
-	errs := &errorCap{t: t, max: 4}
-	defer errs.done()
+	errs := &suite.ErrorCap{T: t, Max: 4}
+	defer errs.Done()
 	distinct := map[K]bool{}
 	for _, k := range keys {
 		if distinct[k] {

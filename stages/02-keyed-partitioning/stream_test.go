@@ -197,8 +197,8 @@ func TestEachKeyReducedOnItsOwnWorker(t *testing.T) {
 			log := newCallLog()
 			got := RunParallel(KeyBy(FromSlice(xs), recKey).Reduce(log.wrap(sumVals), p))
 
-			errs := &errorCap{t: t, max: 5}
-			defer errs.done()
+			errs := &suite.ErrorCap{T: t, Max: 5}
+			defer errs.Done()
 			workerOfPartition := map[int]uint64{}
 			keyOfPartition := map[int]string{}
 			partitionOfWorker := map[uint64]int{}
@@ -285,14 +285,14 @@ func TestFirstElementIsInitialAccumulator(t *testing.T) {
 		t.Errorf(`key "solo" has one element %+v; got %+v, want that element unchanged: `+
 			"a key's first element is its accumulator, there is no zero value to start from", want, g)
 	}
-	errs := &errorCap{t: t, max: 4}
+	errs := &suite.ErrorCap{T: t, Max: 4}
 	for _, k := range append(keys, "solo") {
 		if calls := log.total(k); calls != count[k]-1 {
 			errs.Errorf("key %q has %d element(s), and the reduce function was called %d times for it, want %d: "+
 				"the first element is the accumulator, fn(acc, v) folds in each later one", k, count[k], calls, count[k]-1)
 		}
 	}
-	errs.done()
+	errs.Done()
 	if d := diffResults(sequentialFold(xs, recKey, concatTrails), got); d != "" {
 		t.Errorf("Reduce(concat, 3): %s", d)
 	}
@@ -303,7 +303,7 @@ func TestReduceRejectsNonPositiveParallelism(t *testing.T) {
 	defer suite.Recover(t)
 	keyed := KeyBy(FromSlice([]rec{{Key: "a", Val: 1}, {Key: "b", Val: 2}}), recKey)
 	for _, p := range []int{0, -1, -4} {
-		mustPanic(t, fmt.Sprintf("RunParallel(keyed.Reduce(sum, %d))", p), "a job needs at least one worker",
+		suite.MustPanic(t, fmt.Sprintf("RunParallel(keyed.Reduce(sum, %d))", p), "a job needs at least one worker",
 			func() { RunParallel(keyed.Reduce(sumVals, p)) })
 	}
 }

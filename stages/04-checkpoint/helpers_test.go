@@ -213,17 +213,6 @@ func genOps(r *rand.Rand, cfg Config, n int, bound int64) []op {
 // it says how many more there are.
 func fmtResults(rs []kit.Result) string { return windowtest.FmtResultsUpTo(rs, 12) }
 
-// fmtWM renders a watermark, naming the two ends of the range.
-func fmtWM(wm int64) string {
-	switch wm {
-	case math.MinInt64:
-		return "math.MinInt64"
-	case math.MaxInt64:
-		return "math.MaxInt64"
-	}
-	return fmt.Sprint(wm)
-}
-
 // cutRun is a restore-and-continue run to check against the uninterrupted
 // run of the same calls: the processor is snapshotted after the first Cut
 // calls and restored, and the restored processor makes the rest.
@@ -249,7 +238,7 @@ func checkCutRun(t *testing.T, cfg Config, ops []op, full trace, c cutRun) bool 
 			"The watermark is state: without it, windows that fired before the snapshot fire again, and events\n"+
 			"that were late are counted. Save the watermark itself (AdvanceWatermark may have raised it above\n"+
 			"max timestamp − delay), not only what you derive it from.",
-			head, fmtWM(c.WMRestored), fmtWM(c.WMAtCut))
+			head, kit.FormatWatermark(c.WMRestored), kit.FormatWatermark(c.WMAtCut))
 		return false
 	}
 	for i, got := range c.Continued.Outs {
@@ -270,7 +259,7 @@ func checkCutRun(t *testing.T, cfg Config, ops []op, full trace, c cutRun) bool 
 		return false
 	}
 	if c.Continued.WM != full.WM {
-		t.Errorf("%sWatermark() at the end is %s, the uninterrupted run's is %s", head, fmtWM(c.Continued.WM), fmtWM(full.WM))
+		t.Errorf("%sWatermark() at the end is %s, the uninterrupted run's is %s", head, kit.FormatWatermark(c.Continued.WM), kit.FormatWatermark(full.WM))
 		return false
 	}
 	return true

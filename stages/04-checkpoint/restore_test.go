@@ -235,7 +235,7 @@ func TestConfigSurvivesRestore(t *testing.T) {
 			r := restoreOf(t, snapshotOf(t, newProcessor(t, cfg)))
 			if wm := r.Watermark(); wm != math.MinInt64 {
 				t.Fatalf("Watermark() of a processor restored from a new processor's snapshot = %s, want math.MinInt64: nothing has happened yet",
-					fmtWM(wm))
+					kit.FormatWatermark(wm))
 			}
 			ops := genOps(suite.Rand(t), cfg, 60, cc.bound)
 			want := runOps(newProcessor(t, cfg), ops)

@@ -43,7 +43,7 @@ func TestWatermarkSurvivesRestore(t *testing.T) {
 		defer suite.Recover(t)
 		r := restoreOf(t, snapshotOf(t, newProcessor(t, Config{WindowSize: 10})))
 		if wm := r.Watermark(); wm != math.MinInt64 {
-			t.Errorf("Watermark() after restoring a new processor's snapshot = %s, want math.MinInt64", fmtWM(wm))
+			t.Errorf("Watermark() after restoring a new processor's snapshot = %s, want math.MinInt64", kit.FormatWatermark(wm))
 		}
 	})
 	t.Run("after Flush", func(t *testing.T) {
@@ -53,7 +53,7 @@ func TestWatermarkSurvivesRestore(t *testing.T) {
 		p.Flush()
 		r := restoreOf(t, snapshotOf(t, p))
 		if wm := r.Watermark(); wm != math.MaxInt64 {
-			t.Errorf("Watermark() after restoring a flushed processor = %s, want math.MaxInt64: the input has ended", fmtWM(wm))
+			t.Errorf("Watermark() after restoring a flushed processor = %s, want math.MaxInt64: the input has ended", kit.FormatWatermark(wm))
 		}
 		if out := r.Process(ev("e2", "a", 7, 1)); len(out) > 0 {
 			t.Errorf("Process(e2 a@7=1) after restoring a flushed processor returned\n%s\nwant nothing: every event after the end is late", fmtResults(out))
@@ -69,7 +69,7 @@ func TestWatermarkSurvivesRestore(t *testing.T) {
 		if wm := s.Watermark(); wm != 28 {
 			s.t.Fatalf("Watermark() right after the restore = %s, want 28: AdvanceWatermark(28) raised it above the largest\n"+
 				"timestamp minus the delay (27 − 5 = 22). Save the watermark itself, not only what you derive it from.\n\n%s",
-				fmtWM(wm), s.Timeline())
+				kit.FormatWatermark(wm), s.Timeline())
 		}
 		s.Expect("Process(e3 b@25=4)", s.Process(ev("e3", "b", 25, 4)), nil, "[20,30) is open at watermark 28")
 		s.Expect("Process(e4 b@8=1)", s.Process(ev("e4", "b", 8, 1)), nil, "[0,10) has expired: e4 is late")

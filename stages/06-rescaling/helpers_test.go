@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -101,87 +99,6 @@ func restoreOf(t testing.TB, snap []byte, p, maxP int) *ParallelProcessor {
 
 // catch calls f and returns "" if it returns, or the value it panicked with
 // and where. A skeleton's "TODO" panic is passed on, so that suite.Recover
-// reports the test as not implemented yet.
-func catch(f func()) (panicked string) {
-	defer func() {
-		if r := recover(); r != nil {
-			if strings.HasPrefix(fmt.Sprint(r), "TODO") {
-				panic(r)
-			}
-			panicked = fmt.Sprintf("%v\n%s", r, panicSite(debug.Stack()))
-		}
-	}()
-	f()
-	return ""
-}
-
-// panicSite returns up to four frames of a panicking goroutine's stack that
-// are the code under test: not the runtime, the testing package or a suite.
-func panicSite(stack []byte) string {
-	lines := strings.Split(strings.TrimSpace(string(stack)), "\n")
-	var out []string
-	for i := 1; i+1 < len(lines); i += 2 {
-		fn, file := lines[i], strings.TrimSpace(lines[i+1])
-		if strings.HasPrefix(fn, "runtime") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "testing.") ||
-			strings.HasPrefix(fn, "created by") || strings.Contains(fn, "/stages/") || strings.Contains(fn, "/internal/") {
-			continue
-		}
-		if out = append(out, "    "+fn+"\n        "+file); len(out) == 4 {
-			break
-		}
-	}
-	return strings.Join(out, "\n")
-}
-
-// mustPanic fails t unless f panics with a message of the code's own: not
-// returning normally, and not a runtime error (a division by zero, an index
-// out of range), which names a symptom instead of the wrong argument.
-func mustPanic(t *testing.T, call, why string, f func()) {
-	t.Helper()
-	var r any
-	func() {
-		defer func() { r = recover() }()
-		f()
-	}()
-	switch {
-	case r == nil:
-		t.Errorf("%s returned normally; want a panic with a clear message: %s", call, why)
-	case strings.HasPrefix(fmt.Sprint(r), "TODO"):
-		panic(r)
-	default:
-		if _, ok := r.(runtime.Error); ok {
-			t.Errorf("%s panicked with the runtime error %q; want a panic with a message of your own (%s):\n"+
-				"check the argument first, so the caller reads what was wrong, not a symptom of it", call, fmt.Sprint(r), why)
-		}
-	}
-}
-
-// errorCap reports the first few failures of a check and then only counts,
-// so that one systematic mistake does not bury its explanation under a
-// thousand identical lines. Call done at the end.
-type errorCap struct {
-	t   *testing.T
-	max int
-	n   int
-}
-
-func (c *errorCap) Errorf(format string, args ...any) {
-	c.t.Helper()
-	c.n++
-	if c.n <= c.max {
-		c.t.Errorf(format, args...)
-	}
-}
-
-// full reports whether further failures are only counted.
-func (c *errorCap) full() bool { return c.n >= c.max }
-
-func (c *errorCap) done() {
-	c.t.Helper()
-	if c.n > c.max {
-		c.t.Errorf("… and %d more failures like these", c.n-c.max)
-	}
-}
 
 // processor is the method set that a Processor and a ParallelProcessor
 // share: a ParallelProcessor answers every call as one Processor would.
@@ -204,7 +121,7 @@ func (o op) String() string {
 	case "process":
 		return fmt.Sprintf("Process(%v)", o.event)
 	case "advance":
-		return fmt.Sprintf("AdvanceWatermark(%s)", fmtWM(o.wm))
+		return fmt.Sprintf("AdvanceWatermark(%s)", kit.FormatWatermark(o.wm))
 	}
 	return "Flush()"
 }
@@ -280,17 +197,6 @@ func eventsOf(ops []op) []kit.Event {
 		}
 	}
 	return evs
-}
-
-// fmtWM renders a watermark, naming the two ends of the range.
-func fmtWM(wm int64) string {
-	switch wm {
-	case math.MinInt64:
-		return "math.MinInt64"
-	case math.MaxInt64:
-		return "math.MaxInt64"
-	}
-	return fmt.Sprint(wm)
 }
 
 // watermarkOrNone returns p.Watermark(), or math.MinInt64 if it panics.

@@ -28,8 +28,8 @@ var groupKeys = []any{
 // TestKeyGroupIsStableHashModMaxParallelism certifies that KeyGroup(key, maxP) is kit.StableHash(key) % maxP for keys of every supported kind.
 func TestKeyGroupIsStableHashModMaxParallelism(t *testing.T) {
 	defer suite.Recover(t)
-	errs := &errorCap{t: t, max: 6}
-	defer errs.done()
+	errs := &suite.ErrorCap{T: t, Max: 6}
+	defer errs.Done()
 	highBit := false
 	for _, key := range groupKeys {
 		highBit = highBit || kit.StableHash(key)>>63 == 1
@@ -115,8 +115,8 @@ var rangeMaxPs = []int{1, 7, 128, 1000}
 // TestKeyGroupRangesCoverEveryKeyGroupOnce certifies that for every parallelism up to maxParallelism the ranges are contiguous, disjoint, never empty, balanced and cover 0..maxParallelism−1.
 func TestKeyGroupRangesCoverEveryKeyGroupOnce(t *testing.T) {
 	defer suite.Recover(t)
-	errs := &errorCap{t: t, max: 5}
-	defer errs.done()
+	errs := &suite.ErrorCap{T: t, Max: 5}
+	defer errs.Done()
 	for _, maxP := range rangeMaxPs {
 		for p := 1; p <= maxP; p++ {
 			next := 0 // the first key group no range has covered yet
@@ -168,16 +168,16 @@ func TestKeyGroupRangesCoverEveryKeyGroupOnce(t *testing.T) {
 // event reaches a subtask that did not restore its key's state.
 func TestTaskForKeyGroupAgreesWithKeyGroupRange(t *testing.T) {
 	defer suite.Recover(t)
-	errs := &errorCap{t: t, max: 5}
-	defer errs.done()
+	errs := &suite.ErrorCap{T: t, Max: 5}
+	defer errs.Done()
 	for _, maxP := range rangeMaxPs {
 		for p := 1; p <= maxP; p++ {
 			for i := range p {
 				first, last := KeyGroupRange(i, maxP, p)
 				for kg := max(first, 0); kg <= min(last, maxP-1); kg++ {
 					if got := TaskForKeyGroup(kg, maxP, p); got != i {
-						if errs.full() {
-							errs.n++ // only counted: skip formatting a message nobody sees
+						if errs.Full() {
+							errs.Errorf("") // only counted: skip formatting a message nobody sees
 							continue
 						}
 						fix := fmt.Sprintf("The owner of a key group is kg * p / maxP (= %d).", wantTask(kg, maxP, p))
@@ -199,8 +199,8 @@ func TestTaskForKeyGroupAgreesWithKeyGroupRange(t *testing.T) {
 // TestKeyGroupsAssignedInContiguousRanges certifies that walking the key groups in order, TaskForKeyGroup never goes back and steps by at most one subtask, from subtask 0 to subtask p−1.
 func TestKeyGroupsAssignedInContiguousRanges(t *testing.T) {
 	defer suite.Recover(t)
-	errs := &errorCap{t: t, max: 3}
-	defer errs.done()
+	errs := &suite.ErrorCap{T: t, Max: 3}
+	defer errs.Done()
 	for _, maxP := range []int{7, 128, 1000} {
 		for _, p := range []int{1, 2, 3, 5, 7, maxP / 3, maxP} {
 			if p < 1 || p > maxP {
@@ -254,9 +254,9 @@ func TestInvalidArgumentsPanicWithAClearMessage(t *testing.T) {
 		badSubtask = "subtasks are 0…parallelism−1"
 	)
 	for _, maxP := range []int{0, -1} {
-		mustPanic(t, fmt.Sprintf("KeyGroup(%q, %d)", "a", maxP), noGroups, func() { KeyGroup("a", maxP) })
-		mustPanic(t, fmt.Sprintf("TaskForKeyGroup(0, %d, 1)", maxP), noGroups, func() { TaskForKeyGroup(0, maxP, 1) })
-		mustPanic(t, fmt.Sprintf("KeyGroupRange(0, %d, 1)", maxP), noGroups, func() { KeyGroupRange(0, maxP, 1) })
+		suite.MustPanic(t, fmt.Sprintf("KeyGroup(%q, %d)", "a", maxP), noGroups, func() { KeyGroup("a", maxP) })
+		suite.MustPanic(t, fmt.Sprintf("TaskForKeyGroup(0, %d, 1)", maxP), noGroups, func() { TaskForKeyGroup(0, maxP, 1) })
+		suite.MustPanic(t, fmt.Sprintf("KeyGroupRange(0, %d, 1)", maxP), noGroups, func() { KeyGroupRange(0, maxP, 1) })
 	}
 	for _, c := range []struct {
 		arg, maxP, p int
@@ -264,17 +264,17 @@ func TestInvalidArgumentsPanicWithAClearMessage(t *testing.T) {
 	}{
 		{0, 8, 0, noTasks}, {0, 8, -2, noTasks}, {0, 8, 9, tooMany}, {0, 1, 2, tooMany},
 	} {
-		mustPanic(t, fmt.Sprintf("TaskForKeyGroup(%d, %d, %d)", c.arg, c.maxP, c.p), c.why, func() { TaskForKeyGroup(c.arg, c.maxP, c.p) })
-		mustPanic(t, fmt.Sprintf("KeyGroupRange(%d, %d, %d)", c.arg, c.maxP, c.p), c.why, func() { KeyGroupRange(c.arg, c.maxP, c.p) })
+		suite.MustPanic(t, fmt.Sprintf("TaskForKeyGroup(%d, %d, %d)", c.arg, c.maxP, c.p), c.why, func() { TaskForKeyGroup(c.arg, c.maxP, c.p) })
+		suite.MustPanic(t, fmt.Sprintf("KeyGroupRange(%d, %d, %d)", c.arg, c.maxP, c.p), c.why, func() { KeyGroupRange(c.arg, c.maxP, c.p) })
 	}
 	for _, kg := range []int{-1, 8, 100} {
-		mustPanic(t, fmt.Sprintf("TaskForKeyGroup(%d, 8, 2)", kg), badGroup, func() { TaskForKeyGroup(kg, 8, 2) })
+		suite.MustPanic(t, fmt.Sprintf("TaskForKeyGroup(%d, 8, 2)", kg), badGroup, func() { TaskForKeyGroup(kg, 8, 2) })
 	}
 	for _, task := range []int{-1, 2, 5} {
-		mustPanic(t, fmt.Sprintf("KeyGroupRange(%d, 8, 2)", task), badSubtask, func() { KeyGroupRange(task, 8, 2) })
+		suite.MustPanic(t, fmt.Sprintf("KeyGroupRange(%d, 8, 2)", task), badSubtask, func() { KeyGroupRange(task, 8, 2) })
 	}
 	pp := newParallel(t, ParallelConfig{Processor: Config{WindowSize: 10}, Parallelism: 2, MaxParallelism: 8})
 	for _, i := range []int{-1, 2} {
-		mustPanic(t, fmt.Sprintf("KeysOn(%d) at parallelism 2", i), badSubtask, func() { pp.KeysOn(i) })
+		suite.MustPanic(t, fmt.Sprintf("KeysOn(%d) at parallelism 2", i), badSubtask, func() { pp.KeysOn(i) })
 	}
 }

@@ -69,7 +69,7 @@ func TestWatermarkIsBroadcastToEverySubtask(t *testing.T) {
 		"e5 on "+y+"'s subtask raises the watermark to 45, closing "+x+"'s [30,40) on the other subtask")
 	if wm := r.Watermark(); wm != 45 {
 		t.Errorf("Watermark() = %s, want 45: the stream's watermark is the largest timestamp seen on ANY subtask minus the delay\n\n%s",
-			fmtWM(wm), r.Timeline())
+			kit.FormatWatermark(wm), r.Timeline())
 	}
 	r.Expect("Flush()", r.Flush(), []kit.Result{windowtest.Res(y, 40, 50, 1, 16)}, "Flush fires what is left, on every subtask")
 }
@@ -135,7 +135,7 @@ func TestParallelResultsEqualSingleProcessor(t *testing.T) {
 						if wm := pp.Watermark(); wm != want.wms[k] {
 							t.Errorf("Config %+v, maxParallelism %d, parallelism %d: after call %d, %v, Watermark() = %s; one Processor's is %s.\n"+
 								"The stream has one watermark: max timestamp − delay over ALL subtasks' events, raised by AdvanceWatermark.",
-								pc.cfg, maxP, p, k+1, o, fmtWM(wm), fmtWM(want.wms[k]))
+								pc.cfg, maxP, p, k+1, o, kit.FormatWatermark(wm), kit.FormatWatermark(want.wms[k]))
 							return
 						}
 					}
@@ -215,8 +215,8 @@ func checkKeysOn(t *testing.T, pp *ParallelProcessor, keys []string, maxP, p int
 		i := wantSubtaskOf(k, maxP, p)
 		want[i] = append(want[i], k)
 	}
-	errs := &errorCap{t: t, max: 3}
-	defer errs.done()
+	errs := &suite.ErrorCap{T: t, Max: 3}
+	defer errs.Done()
 	for i := range p {
 		slices.Sort(want[i])
 		got := pp.KeysOn(i)

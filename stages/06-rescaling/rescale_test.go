@@ -119,7 +119,7 @@ func (r *rescaleRun) check(t *testing.T, want trace) bool {
 		if wm := pp.Watermark(); wm != wantWM {
 			t.Errorf("%s\nRestored at parallelism %d after call %d, Watermark() = %s, want %s (the snapshotted processor's).\n"+
 				"The watermark is state: save it with the key groups and give it to every new subtask.",
-				r.plan(), next, to, fmtWM(wm), fmtWM(wantWM))
+				r.plan(), next, to, kit.FormatWatermark(wm), kit.FormatWatermark(wantWM))
 			return false
 		}
 		from = to
@@ -317,7 +317,7 @@ func TestRestoreRejectsDifferentMaxParallelism(t *testing.T) {
 		call := fmt.Sprintf("RestoreParallelProcessor(<%s, maxParallelism %d>, %d, %d)", c.what, maxP, c.p, c.newMaxP)
 		var got *ParallelProcessor
 		var err error
-		if panicked := catch(func() { got, err = RestoreParallelProcessor(c.snap, c.p, c.newMaxP) }); panicked != "" {
+		if panicked := suite.Catch(func() { got, err = RestoreParallelProcessor(c.snap, c.p, c.newMaxP) }); panicked != "" {
 			t.Errorf("%s panicked: %s\nIt must return an error.", call, panicked)
 			continue
 		}
@@ -365,7 +365,7 @@ func TestRestoreRejectsInvalidParallelism(t *testing.T) {
 		call := fmt.Sprintf("RestoreParallelProcessor(<snapshot taken with maxParallelism 8>, %d, %d)", c.p, c.maxP)
 		var got *ParallelProcessor
 		var err error
-		if panicked := catch(func() { got, err = RestoreParallelProcessor(snap, c.p, c.maxP) }); panicked != "" {
+		if panicked := suite.Catch(func() { got, err = RestoreParallelProcessor(snap, c.p, c.maxP) }); panicked != "" {
 			t.Errorf("%s panicked: %s\nIt must return an error: %s.", call, panicked, c.why)
 			continue
 		}
@@ -406,13 +406,13 @@ func TestRestoreRejectsCorruptSnapshot(t *testing.T) {
 		b[i] ^= 0x5a
 		inputs = append(inputs, input{fmt.Sprintf("the snapshot with byte %d changed from %#02x to %#02x", i, snap[i], b[i]), b})
 	}
-	errs := &errorCap{t: t, max: 3}
-	defer errs.done()
+	errs := &suite.ErrorCap{T: t, Max: 3}
+	defer errs.Done()
 	for _, in := range inputs {
 		call := fmt.Sprintf("RestoreParallelProcessor(%s, 2, %d)", in.what, maxP)
 		var got *ParallelProcessor
 		var err error
-		if panicked := catch(func() { got, err = RestoreParallelProcessor(in.b, 2, maxP) }); panicked != "" {
+		if panicked := suite.Catch(func() { got, err = RestoreParallelProcessor(in.b, 2, maxP) }); panicked != "" {
 			errs.Errorf("%s panicked: %s\nIt must return an error: a savepoint comes from a file that may be truncated or damaged, and a job\n"+
 				"that crashes while restoring never recovers. Check every length against the bytes left before slicing.", call, panicked)
 			continue

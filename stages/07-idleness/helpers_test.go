@@ -38,17 +38,6 @@ func newUpstream(t testing.TB, cfg Config) *Processor {
 	return p
 }
 
-// fmtWM renders a watermark: a number, or what MinInt64 and MaxInt64 mean.
-func fmtWM(wm int64) string {
-	switch wm {
-	case math.MinInt64:
-		return "math.MinInt64 (none)"
-	case math.MaxInt64:
-		return "math.MaxInt64"
-	}
-	return fmt.Sprint(wm)
-}
-
 // since renders processing time as the offset from t0, e.g. "t0+1m30s".
 func since(now time.Time) string {
 	return "t0+" + now.Sub(t0).String()
@@ -103,7 +92,7 @@ func (r *wmRun) observe(partition int, ts int64) {
 // current calls Current() and returns what it returned.
 func (r *wmRun) current() int64 {
 	wm := r.w.Current()
-	r.log = append(r.log, fmt.Sprintf("%-11s Current() = %s", since(r.clock.Now()), fmtWM(wm)))
+	r.log = append(r.log, fmt.Sprintf("%-11s Current() = %s", since(r.clock.Now()), kit.FormatWatermark(wm)))
 	return wm
 }
 
@@ -111,7 +100,7 @@ func (r *wmRun) current() int64 {
 func (r *wmRun) expectCurrent(want int64, why string) {
 	r.t.Helper()
 	if got := r.current(); got != want {
-		r.t.Errorf("Current() at %s = %s, want %s: %s\n\n%s", since(r.clock.Now()), fmtWM(got), fmtWM(want), why, r.history())
+		r.t.Errorf("Current() at %s = %s, want %s: %s\n\n%s", since(r.clock.Now()), kit.FormatWatermark(got), kit.FormatWatermark(want), why, r.history())
 	}
 }
 

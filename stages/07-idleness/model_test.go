@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/kit"
 )
 
 // TestCombinedWatermarkMatchesDefinition certifies that over seeded random histories of events, silences, outages and clock steps, Current and Idle agree with their definition at every step.
@@ -75,7 +76,7 @@ func TestCombinedWatermarkMatchesDefinition(t *testing.T) {
 			}
 			want, why := m.current(r.clock.Now())
 			if got := r.current(); got != want {
-				t.Fatalf("run %d, step %d: Current() = %s, want %s:\n%s\n\n%s", run, step, fmtWM(got), fmtWM(want), why, r.history())
+				t.Fatalf("run %d, step %d: Current() = %s, want %s:\n%s\n\n%s", run, step, kit.FormatWatermark(got), kit.FormatWatermark(want), why, r.history())
 			}
 		}
 	}
@@ -122,10 +123,10 @@ func (d *definition) current(now time.Time) (int64, string) {
 	}
 	prev := d.combined
 	if active == 0 {
-		lines = append(lines, fmt.Sprintf("every partition is idle: hold the previous value %s", fmtWM(prev)))
+		lines = append(lines, fmt.Sprintf("every partition is idle: hold the previous value %s", kit.FormatWatermark(prev)))
 		return prev, strings.Join(lines, "\n")
 	}
 	d.combined = max(prev, low)
-	lines = append(lines, fmt.Sprintf("max(previous Current() %s, min over the active ones %s) = %s", fmtWM(prev), fmtWM(low), fmtWM(d.combined)))
+	lines = append(lines, fmt.Sprintf("max(previous Current() %s, min over the active ones %s) = %s", kit.FormatWatermark(prev), kit.FormatWatermark(low), kit.FormatWatermark(d.combined)))
 	return d.combined, strings.Join(lines, "\n")
 }

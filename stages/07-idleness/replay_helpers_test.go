@@ -195,7 +195,7 @@ func hms(ms int64) string {
 // hmsWM renders a watermark as a clock time, or what MinInt64 means.
 func hmsWM(wm int64) string {
 	if wm < -1<<62 {
-		return fmtWM(wm)
+		return kit.FormatWatermark(wm)
 	}
 	return hms(wm)
 }

@@ -136,7 +136,7 @@ func TestAnyInterleavingOfPartitionsGivesInOrderResults(t *testing.T) {
 		wantFinal := slices.Min(maxTS) - disorder
 		if final != wantFinal {
 			t.Fatalf("round %d: Current() after all events = %s, want %d: the min over the partitions of (largest\n"+
-				"timestamp − %d), largest timestamps %v (IdleTimeout %v: no partition is idle)", round, fmtWM(final), wantFinal, disorder, maxTS, idle)
+				"timestamp − %d), largest timestamps %v (IdleTimeout %v: no partition is idle)", round, kit.FormatWatermark(final), wantFinal, disorder, maxTS, idle)
 		}
 		beforeFlush := len(r.Emitted())
 		r.Flush()

@@ -322,7 +322,7 @@ func TestUnknownPartitionPanics(t *testing.T) {
 	w.Observe(2, 100)
 	if got := w.Current(); got != math.MinInt64 {
 		t.Errorf("Current() = %s after events on partition 2 only, want math.MinInt64: partitions 0 and 1 (silent for 0 s)\n"+
-			"still pin it. The rejected calls must not have changed anything", fmtWM(got))
+			"still pin it. The rejected calls must not have changed anything", kit.FormatWatermark(got))
 	}
 }
 

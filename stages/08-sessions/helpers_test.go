@@ -6,7 +6,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -288,17 +287,6 @@ func fmtList(rs []kit.Result) string {
 		parts[i] = r.String()
 	}
 	return strings.Join(parts, ", ")
-}
-
-// fmtWM renders a watermark, naming the two ends of the range.
-func fmtWM(wm int64) string {
-	switch wm {
-	case math.MinInt64:
-		return "math.MinInt64"
-	case math.MaxInt64:
-		return "math.MaxInt64"
-	}
-	return fmt.Sprint(wm)
 }
 
 func plural(n int) string {

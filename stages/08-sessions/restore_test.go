@@ -143,7 +143,7 @@ func TestRestoreAtEveryCutPointEqualsUninterruptedRun(t *testing.T) {
 				head := fmt.Sprintf("Config %+v, %d calls; snapshot after call %d (%d bytes), restored.\n", cc.cfg, len(ops), k, len(snap))
 				if wm := r.Watermark(); wm != wmAtCut {
 					t.Fatalf("%sWatermark() of the restored processor = %s, the snapshotted one's = %s: the watermark is state.",
-						head, fmtWM(wm), fmtWM(wmAtCut))
+						head, kit.FormatWatermark(wm), kit.FormatWatermark(wmAtCut))
 				}
 				cont := runOps(r, ops[k:])
 				for i, got := range cont.outs {
@@ -161,7 +161,7 @@ func TestRestoreAtEveryCutPointEqualsUninterruptedRun(t *testing.T) {
 						head, windowtest.FmtEvents(late), windowtest.FmtEvents(full.late))
 				}
 				if cont.wm != full.wm {
-					t.Fatalf("%sWatermark() at the end = %s, the uninterrupted run's = %s", head, fmtWM(cont.wm), fmtWM(full.wm))
+					t.Fatalf("%sWatermark() at the end = %s, the uninterrupted run's = %s", head, kit.FormatWatermark(cont.wm), kit.FormatWatermark(full.wm))
 				}
 				if k < len(ops) {
 					ops[k].apply(s)

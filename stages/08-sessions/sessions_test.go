@@ -35,7 +35,7 @@ func TestNewSessionProcessorRejectsInvalidConfig(t *testing.T) {
 			defer suite.Recover(t)
 			s := newSessions(t, cfg)
 			if wm := s.Watermark(); wm != math.MinInt64 {
-				t.Errorf("Watermark() of a new SessionProcessor = %s, want math.MinInt64: no watermark has arrived yet", fmtWM(wm))
+				t.Errorf("Watermark() of a new SessionProcessor = %s, want math.MinInt64: no watermark has arrived yet", kit.FormatWatermark(wm))
 			}
 		})
 	}
@@ -179,20 +179,20 @@ func TestEventsNeverMoveTheWatermark(t *testing.T) {
 	if wm := r.r.Watermark(); wm != math.MinInt64 {
 		t.Fatalf("Watermark() after two events and no AdvanceWatermark = %s, want math.MinInt64.\n"+
 			"The session processor follows the watermark it is handed and generates none: the disorder bound lives in\n"+
-			"the sources now (stage 07), so an event must not raise it.\n\n%s", fmtWM(wm), r.timeline())
+			"the sources now (stage 07), so an event must not raise it.\n\n%s", kit.FormatWatermark(wm), r.timeline())
 	}
 	r.expect("AdvanceWatermark(2000)", r.advance(2000), []kit.Result{res("a", 1000, 1010, 1, 1)},
 		"watermark 2000 passes the end of a's session [1000,1010) and not b's [5000,5010).")
 	r.expect("AdvanceWatermark(1500)", r.advance(1500), nil, "a watermark never goes back: 1500 < 2000 changes nothing.")
 	if wm := r.r.Watermark(); wm != 2000 {
-		t.Fatalf("Watermark() after AdvanceWatermark(2000) then AdvanceWatermark(1500) = %s, want 2000: it never decreases.\n\n%s", fmtWM(wm), r.timeline())
+		t.Fatalf("Watermark() after AdvanceWatermark(2000) then AdvanceWatermark(1500) = %s, want 2000: it never decreases.\n\n%s", kit.FormatWatermark(wm), r.timeline())
 	}
 	r.expect("Process(e3 c@1995=3)", r.process(ev("e3", "c", 1995, 3)), nil,
 		"e3 is behind the watermark (1995 < 2000) but its session [1995,2005) ends after it: it is on time, and the\n"+
 			"session fires when the watermark reaches 2005, not now.")
 	r.expectLate(nil, "e3's session [1995,2005) has not expired (2000 < 2005 + 0): it is counted, not late.")
 	if wm := r.r.Watermark(); wm != 2000 {
-		t.Fatalf("Watermark() after Process(e3 c@1995=3) = %s, want 2000: events never move it.\n\n%s", fmtWM(wm), r.timeline())
+		t.Fatalf("Watermark() after Process(e3 c@1995=3) = %s, want 2000: events never move it.\n\n%s", kit.FormatWatermark(wm), r.timeline())
 	}
 	r.expect("AdvanceWatermark(2005)", r.advance(2005), []kit.Result{res("c", 1995, 2005, 1, 3)}, "c's session ends at 2005.")
 }
@@ -228,7 +228,7 @@ func TestFlushFiresEverySessionAndEndsTheInput(t *testing.T) {
 	r.expect("Flush()", r.flush(), []kit.Result{res("a", 30, 40, 1, 2)},
 		"Flush fires what has not fired, as a final watermark of math.MaxInt64 would; fired sessions are not emitted again.")
 	if wm := r.r.Watermark(); wm != math.MaxInt64 {
-		t.Fatalf("Watermark() after Flush = %s, want math.MaxInt64 (Flink's final watermark).\n\n%s", fmtWM(wm), r.timeline())
+		t.Fatalf("Watermark() after Flush = %s, want math.MaxInt64 (Flink's final watermark).\n\n%s", kit.FormatWatermark(wm), r.timeline())
 	}
 	r.expect("Process(e4 a@1000=8)", r.process(ev("e4", "a", 1000, 8)), nil, "after Flush the input is over: every event is late.")
 	r.expect("Flush()", r.flush(), nil, "a second Flush has nothing left to fire.")
