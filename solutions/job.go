@@ -58,9 +58,8 @@ const checkpointVersion = 1
 type job struct {
 	cfg    JobConfig
 	p      *Processor
-	sink   *TwoPhaseCommitSink
-	offset int   // the next source offset to read
-	nextID int64 // the id of the next checkpoint
+	out    *output
+	offset int // the next source offset to read
 }
 
 // RunJob runs source → Processor → TwoPhaseCommitSink with checkpoints in
@@ -92,10 +91,10 @@ func RunJob(cfg JobConfig, source []kit.Event) error {
 		// committed with the first checkpoint whose offset is past the event:
 		// replaying from any checkpoint re-produces exactly the results that
 		// were not committed with it.
-		out := j.p.Process(source[j.offset])
+		results := j.p.Process(source[j.offset])
 		j.offset++
-		if err := j.write(out); err != nil {
-			return err
+		if err := j.out.write(results); err != nil {
+			return fmt.Errorf("job: %w", err)
 		}
 		if j.offset%cfg.CheckpointEvery == 0 {
 			if err := j.checkpoint(); err != nil {
@@ -107,8 +106,8 @@ func RunJob(cfg JobConfig, source []kit.Event) error {
 	// restart from the final checkpoint this Flush returns nothing (the
 	// restored watermark is already math.MaxInt64) and the checkpoint commits
 	// an empty transaction, so running a finished job again changes nothing.
-	if err := j.write(j.p.Flush()); err != nil {
-		return err
+	if err := j.out.write(j.p.Flush()); err != nil {
+		return fmt.Errorf("job: %w", err)
 	}
 	return j.checkpoint()
 }
@@ -116,109 +115,141 @@ func RunJob(cfg JobConfig, source []kit.Event) error {
 // startJob restores the job from the latest completed checkpoint in
 // cfg.Dir, or starts it fresh when there is none.
 func startJob(cfg JobConfig, source []kit.Event) (*job, error) {
-	j := &job{cfg: cfg, nextID: 1}
-	ck, err := latestCheckpoint(cfg.Dir)
+	j := &job{cfg: cfg}
+	var ck checkpoint
+	id, err := readLatestCheckpoint(cfg.Dir, &ck)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("job: %w", err)
 	}
-	var pending []int64
-	if ck == nil {
+	if id == 0 {
 		if j.p, err = NewProcessor(cfg.Processor); err != nil {
 			return nil, fmt.Errorf("job: %w", err)
 		}
 	} else {
+		if ck.Version != checkpointVersion {
+			return nil, fmt.Errorf("job: checkpoint %d has version %d; this job reads version %d", id, ck.Version, checkpointVersion)
+		}
 		if ck.Offset < 0 || ck.Offset > len(source) {
-			return nil, fmt.Errorf("job: checkpoint %d is at source offset %d, outside the source of %d events", ck.ID, ck.Offset, len(source))
+			return nil, fmt.Errorf("job: checkpoint %d is at source offset %d, outside the source of %d events", id, ck.Offset, len(source))
 		}
 		if j.p, err = RestoreProcessor(ck.Processor); err != nil {
-			return nil, fmt.Errorf("job: restore checkpoint %d: %w", ck.ID, err)
+			return nil, fmt.Errorf("job: restore checkpoint %d: %w", id, err)
 		}
 		// Replay from the checkpointed offset, not from wherever the crashed
 		// run had got to: the results of the events after it were in
 		// transactions that never completed, and recovery aborts them.
 		j.offset = ck.Offset
-		j.nextID = ck.ID + 1
-		pending = ck.Pending
 	}
-	// Recover even on a fresh start (pending is nil then): a run that
-	// crashed before its first checkpoint completed may have left a staged
-	// transaction, which must be aborted, not committed.
-	if j.sink, err = RecoverTwoPhaseCommitSink(cfg.Dir, pending); err != nil {
+	if j.out, err = recoverOutput(cfg.Dir, cfg.OnStep, id, ck.Pending); err != nil {
 		return nil, fmt.Errorf("job: %w", err)
 	}
 	return j, nil
 }
 
-// write writes the results to the sink's open transaction.
-func (j *job) write(rs []kit.Result) error {
-	for _, r := range rs {
-		if err := j.sink.Write(r); err != nil {
-			return fmt.Errorf("job: %w", err)
-		}
-		j.step(StepWrite, j.nextID)
+// checkpoint takes the next checkpoint: the processor's snapshot and the
+// source offset, taken at the same moment between two events (the restored
+// processor must have seen exactly source[:offset]), then the sink's
+// protocol.
+func (j *job) checkpoint() error {
+	snap, err := j.p.Snapshot()
+	if err != nil {
+		return fmt.Errorf("job: checkpoint %d: %w", j.out.nextID, err)
+	}
+	ck := &checkpoint{Version: checkpointVersion, ID: j.out.nextID, Offset: j.offset, Processor: snap}
+	if err := j.out.checkpoint(ck); err != nil {
+		return fmt.Errorf("job: %w", err)
 	}
 	return nil
 }
 
-// checkpoint takes checkpoint j.nextID: snapshot, pre-commit, store, commit.
-// A crash at any point before the checkpoint is stored leaves the previous
-// checkpoint as the latest complete one, and recovery aborts this
-// checkpoint's transaction; a crash after it is stored leaves this one,
-// and recovery commits its transaction.
-func (j *job) checkpoint() error {
-	id := j.nextID
-	// The snapshot and the offset are taken at the same moment, between two
-	// events: the restored processor must have seen exactly source[:offset].
-	snap, err := j.p.Snapshot()
-	if err != nil {
-		return fmt.Errorf("job: checkpoint %d: %w", id, err)
-	}
-	ck := checkpoint{Version: checkpointVersion, ID: id, Offset: j.offset, Processor: snap}
-	j.step(StepBeforePreCommit, id)
+func (ck *checkpoint) setPending(ids []int64) { ck.Pending = ids }
 
-	if err := j.sink.PreCommit(id); err != nil {
-		return fmt.Errorf("job: checkpoint %d: %w", id, err)
+// output is the sink side of a job, shared by RunJob and RunSessionJob: the
+// two-phase-commit sink, the checkpoints stored beside it, and the protocol
+// that ties them together.
+type output struct {
+	dir    string
+	sink   *TwoPhaseCommitSink
+	onStep func(step Step, checkpointID int64)
+	nextID int64 // the id of the next checkpoint
+}
+
+// recoverOutput recovers the sink in dir after the checkpoint lastID (0
+// for a fresh start) with its pending transactions. It recovers even on a
+// fresh start (pending is nil then): a run that crashed before its first
+// checkpoint completed may have left a staged transaction, which must be
+// aborted, not committed.
+func recoverOutput(dir string, onStep func(Step, int64), lastID int64, pending []int64) (*output, error) {
+	sink, err := RecoverTwoPhaseCommitSink(dir, pending)
+	if err != nil {
+		return nil, err
 	}
-	j.step(StepAfterPreCommit, id)
+	return &output{dir: dir, sink: sink, onStep: onStep, nextID: lastID + 1}, nil
+}
+
+// step reports a protocol step to OnStep, if set.
+func (o *output) step(s Step, id int64) {
+	if o.onStep != nil {
+		o.onStep(s, id)
+	}
+}
+
+// write writes results to the sink's open transaction, reporting each.
+func (o *output) write(rs []kit.Result) error {
+	for _, r := range rs {
+		if err := o.sink.Write(r); err != nil {
+			return err
+		}
+		o.step(StepWrite, o.nextID)
+	}
+	return nil
+}
+
+// checkpoint completes checkpoint o.nextID, whose state the job has put in
+// ck: pre-commit, store, commit. A crash at any point before the checkpoint
+// is stored leaves the previous checkpoint as the latest complete one, and
+// recovery aborts this checkpoint's transaction; a crash after it is stored
+// leaves this one, and recovery commits its transaction.
+func (o *output) checkpoint(ck interface{ setPending([]int64) }) error {
+	id := o.nextID
+	o.step(StepBeforePreCommit, id)
+	if err := o.sink.PreCommit(id); err != nil {
+		return fmt.Errorf("checkpoint %d: %w", id, err)
+	}
+	o.step(StepAfterPreCommit, id)
 
 	// Pending after PreCommit includes id itself: once this checkpoint is
 	// stored, recovery must commit its transaction.
-	ck.Pending = j.sink.Pending()
-	if err := storeCheckpoint(j.cfg.Dir, ck); err != nil {
-		return fmt.Errorf("job: checkpoint %d: %w", id, err)
+	pending := o.sink.Pending()
+	ck.setPending(pending)
+	if err := storeCheckpoint(o.dir, id, ck); err != nil {
+		return fmt.Errorf("checkpoint %d: %w", id, err)
 	}
-	j.step(StepStored, id)
+	o.step(StepStored, id)
 
 	// Flink's notifyCheckpointComplete(id) commits every pending transaction
 	// up to id: a notice for an earlier checkpoint may have been lost, and a
 	// later completed checkpoint subsumes it.
-	for _, p := range ck.Pending {
+	for _, p := range pending {
 		if p > id {
 			break
 		}
-		if err := j.sink.Commit(p); err != nil {
-			return fmt.Errorf("job: checkpoint %d: %w", id, err)
+		if err := o.sink.Commit(p); err != nil {
+			return fmt.Errorf("checkpoint %d: %w", id, err)
 		}
 	}
-	j.step(StepAfterCommit, id)
-	j.nextID++
+	o.step(StepAfterCommit, id)
+	o.nextID++
 	return nil
 }
 
-// step reports a protocol step to OnStep, if set.
-func (j *job) step(s Step, id int64) {
-	if j.cfg.OnStep != nil {
-		j.cfg.OnStep(s, id)
-	}
-}
-
-// storeCheckpoint writes ck durably and atomically to dir/checkpoints/<id>.json:
-// a temporary file, fsynced, then renamed into place and the directory
-// fsynced. Until the rename a crash leaves at most a temporary file, which
-// latestCheckpoint ignores: a checkpoint is complete exactly when its final
-// name exists. Older checkpoints are then deleted (Flink retains one by
-// default, state.checkpoints.num-retained).
-func storeCheckpoint(dir string, ck checkpoint) error {
+// storeCheckpoint writes ck as JSON, durably and atomically, to
+// dir/checkpoints/<id>.json: a temporary file, fsynced, then renamed into
+// place and the directory fsynced. Until the rename a crash leaves at most a
+// temporary file, which readLatestCheckpoint ignores: a checkpoint is
+// complete exactly when its final name exists. Older checkpoints are then
+// deleted (Flink retains one by default, state.checkpoints.num-retained).
+func storeCheckpoint(dir string, id int64, ck any) error {
 	cdir := filepath.Join(dir, checkpointsDir)
 	if err := os.MkdirAll(cdir, 0o755); err != nil {
 		return err
@@ -227,7 +258,7 @@ func storeCheckpoint(dir string, ck checkpoint) error {
 	if err != nil {
 		return err
 	}
-	final := filepath.Join(cdir, strconv.FormatInt(ck.ID, 10)+".json")
+	final := filepath.Join(cdir, strconv.FormatInt(id, 10)+".json")
 	tmp := final + ".tmp"
 	if err := writeFileSync(tmp, data); err != nil {
 		return err
@@ -242,9 +273,9 @@ func storeCheckpoint(dir string, ck checkpoint) error {
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		if id < ck.ID {
-			if err := os.Remove(filepath.Join(cdir, strconv.FormatInt(id, 10)+".json")); err != nil {
+	for _, old := range ids {
+		if old < id {
+			if err := os.Remove(filepath.Join(cdir, strconv.FormatInt(old, 10)+".json")); err != nil {
 				return err
 			}
 		}
@@ -252,27 +283,24 @@ func storeCheckpoint(dir string, ck checkpoint) error {
 	return nil
 }
 
-// latestCheckpoint returns the completed checkpoint with the highest id in
-// dir, or nil if there is none.
-func latestCheckpoint(dir string) (*checkpoint, error) {
+// readLatestCheckpoint decodes the completed checkpoint with the highest id
+// in dir into ck and returns that id, or 0 when there is none. The caller
+// checks the version of what it decoded.
+func readLatestCheckpoint(dir string, ck any) (int64, error) {
 	cdir := filepath.Join(dir, checkpointsDir)
 	ids, err := checkpointIDs(cdir)
 	if err != nil || len(ids) == 0 {
-		return nil, err
+		return 0, err
 	}
 	id := ids[len(ids)-1]
 	data, err := os.ReadFile(filepath.Join(cdir, strconv.FormatInt(id, 10)+".json"))
 	if err != nil {
-		return nil, fmt.Errorf("job: read checkpoint %d: %w", id, err)
+		return 0, fmt.Errorf("read checkpoint %d: %w", id, err)
 	}
-	var ck checkpoint
-	if err := json.Unmarshal(data, &ck); err != nil {
-		return nil, fmt.Errorf("job: checkpoint %d is corrupt: %w", id, err)
+	if err := json.Unmarshal(data, ck); err != nil {
+		return 0, fmt.Errorf("checkpoint %d is corrupt: %w", id, err)
 	}
-	if ck.Version != checkpointVersion || ck.ID != id {
-		return nil, fmt.Errorf("job: checkpoint %d: unknown version %d or wrong id %d", id, ck.Version, ck.ID)
-	}
-	return &ck, nil
+	return id, nil
 }
 
 // checkpointIDs returns the ids of the completed checkpoints in cdir,

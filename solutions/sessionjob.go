@@ -1,12 +1,8 @@
 package solutions
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/flk-byo/course/kit"
@@ -59,9 +55,8 @@ type sessionJob struct {
 	epoch  time.Time
 	wms    *Watermarks
 	sp     *SessionProcessor
-	sink   *TwoPhaseCommitSink
+	out    *output
 	offset int
-	nextID int64
 }
 
 // RunSessionJob runs the quiet-partition sessions job, the course's
@@ -177,22 +172,25 @@ func checkSessionJob(cfg SessionJobConfig, arrivals []Arrival, clock *kit.Manual
 // startSessionJob restores the job from the latest checkpoint in cfg.Dir,
 // or starts it fresh.
 func startSessionJob(cfg SessionJobConfig, clock *kit.ManualClock) (*sessionJob, error) {
-	j := &sessionJob{cfg: cfg, clock: clock, nextID: 1}
-	ck, err := latestSessionCheckpoint(cfg.Dir)
+	j := &sessionJob{cfg: cfg, clock: clock}
+	var ck sessionCheckpoint
+	id, err := readLatestCheckpoint(cfg.Dir, &ck)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sessions job: %w", err)
 	}
-	var pending []int64
-	if ck == nil {
+	if id == 0 {
 		j.epoch = clock.Now()
 		if j.sp, err = NewSessionProcessor(cfg.Sessions); err != nil {
 			return nil, fmt.Errorf("sessions job: %w", err)
 		}
 	} else {
-		if j.sp, err = RestoreSessionProcessor(ck.Sessions); err != nil {
-			return nil, fmt.Errorf("sessions job: restore checkpoint %d: %w", ck.ID, err)
+		if ck.Version != sessionCheckpointVersion {
+			return nil, fmt.Errorf("sessions job: checkpoint %d is not a sessions-job checkpoint (version %d)", id, ck.Version)
 		}
-		j.epoch, j.offset, j.nextID, pending = ck.Epoch, ck.Offset, ck.ID+1, ck.Pending
+		if j.sp, err = RestoreSessionProcessor(ck.Sessions); err != nil {
+			return nil, fmt.Errorf("sessions job: restore checkpoint %d: %w", id, err)
+		}
+		j.epoch, j.offset = ck.Epoch, ck.Offset
 	}
 	// Fresh watermarks in both cases: they are derived from the sources, not
 	// state. Until every partition has spoken again (or gone idle) they are
@@ -201,7 +199,7 @@ func startSessionJob(cfg SessionJobConfig, clock *kit.ManualClock) (*sessionJob,
 	if j.wms, err = NewWatermarks(cfg.Watermarks, clock); err != nil {
 		return nil, fmt.Errorf("sessions job: %w", err)
 	}
-	if j.sink, err = RecoverTwoPhaseCommitSink(cfg.Dir, pending); err != nil {
+	if j.out, err = recoverOutput(cfg.Dir, cfg.OnStep, id, ck.Pending); err != nil {
 		return nil, fmt.Errorf("sessions job: %w", err)
 	}
 	return j, nil
@@ -224,114 +222,27 @@ func (j *sessionJob) emit() error {
 	return j.checkpoint()
 }
 
-// write writes results to the sink's open transaction, reporting each.
+// write writes results to the sink's open transaction.
 func (j *sessionJob) write(rs []kit.Result) error {
-	for _, r := range rs {
-		if err := j.sink.Write(r); err != nil {
-			return fmt.Errorf("sessions job: %w", err)
-		}
-		j.step(StepWrite, j.nextID)
+	if err := j.out.write(rs); err != nil {
+		return fmt.Errorf("sessions job: %w", err)
 	}
 	return nil
 }
 
-// checkpoint takes checkpoint j.nextID with stage 05's protocol: snapshot
-// and offset, pre-commit, store, commit every pending id up to it.
+// checkpoint takes the next checkpoint with stage 05's protocol: the
+// session processor's snapshot, the arrival offset and the epoch, then
+// pre-commit, store, commit every pending id up to it.
 func (j *sessionJob) checkpoint() error {
-	id := j.nextID
 	snap, err := j.sp.Snapshot()
 	if err != nil {
-		return fmt.Errorf("sessions job: checkpoint %d: %w", id, err)
+		return fmt.Errorf("sessions job: checkpoint %d: %w", j.out.nextID, err)
 	}
-	ck := sessionCheckpoint{Version: sessionCheckpointVersion, ID: id, Offset: j.offset, Epoch: j.epoch, Sessions: snap}
-	j.step(StepBeforePreCommit, id)
-
-	if err := j.sink.PreCommit(id); err != nil {
-		return fmt.Errorf("sessions job: checkpoint %d: %w", id, err)
-	}
-	j.step(StepAfterPreCommit, id)
-
-	ck.Pending = j.sink.Pending()
-	if err := storeSessionCheckpoint(j.cfg.Dir, ck); err != nil {
-		return fmt.Errorf("sessions job: checkpoint %d: %w", id, err)
-	}
-	j.step(StepStored, id)
-
-	for _, p := range ck.Pending {
-		if p > id {
-			break
-		}
-		if err := j.sink.Commit(p); err != nil {
-			return fmt.Errorf("sessions job: checkpoint %d: %w", id, err)
-		}
-	}
-	j.step(StepAfterCommit, id)
-	j.nextID++
-	return nil
-}
-
-// step reports a protocol step to OnStep, if set.
-func (j *sessionJob) step(s Step, id int64) {
-	if j.cfg.OnStep != nil {
-		j.cfg.OnStep(s, id)
-	}
-}
-
-// storeSessionCheckpoint writes ck durably and atomically, as stage 05's
-// storeCheckpoint does: a fsynced temporary file renamed into place, the
-// directory fsynced, older checkpoints deleted.
-func storeSessionCheckpoint(dir string, ck sessionCheckpoint) error {
-	cdir := filepath.Join(dir, checkpointsDir)
-	if err := os.MkdirAll(cdir, 0o755); err != nil {
-		return err
-	}
-	data, err := json.Marshal(ck)
-	if err != nil {
-		return err
-	}
-	final := filepath.Join(cdir, strconv.FormatInt(ck.ID, 10)+".json")
-	if err := writeFileSync(final+".tmp", data); err != nil {
-		return err
-	}
-	if err := os.Rename(final+".tmp", final); err != nil {
-		return err
-	}
-	if err := syncDir(cdir); err != nil {
-		return err
-	}
-	ids, err := checkpointIDs(cdir)
-	if err != nil {
-		return err
-	}
-	for _, id := range ids {
-		if id < ck.ID {
-			if err := os.Remove(filepath.Join(cdir, strconv.FormatInt(id, 10)+".json")); err != nil {
-				return err
-			}
-		}
+	ck := &sessionCheckpoint{Version: sessionCheckpointVersion, ID: j.out.nextID, Offset: j.offset, Epoch: j.epoch, Sessions: snap}
+	if err := j.out.checkpoint(ck); err != nil {
+		return fmt.Errorf("sessions job: %w", err)
 	}
 	return nil
 }
 
-// latestSessionCheckpoint returns the completed checkpoint with the highest
-// id in dir, or nil if there is none.
-func latestSessionCheckpoint(dir string) (*sessionCheckpoint, error) {
-	cdir := filepath.Join(dir, checkpointsDir)
-	ids, err := checkpointIDs(cdir)
-	if err != nil || len(ids) == 0 {
-		return nil, err
-	}
-	id := ids[len(ids)-1]
-	data, err := os.ReadFile(filepath.Join(cdir, strconv.FormatInt(id, 10)+".json"))
-	if err != nil {
-		return nil, fmt.Errorf("sessions job: read checkpoint %d: %w", id, err)
-	}
-	var ck sessionCheckpoint
-	if err := json.Unmarshal(data, &ck); err != nil {
-		return nil, fmt.Errorf("sessions job: checkpoint %d is corrupt: %w", id, err)
-	}
-	if ck.Version != sessionCheckpointVersion || ck.ID != id {
-		return nil, fmt.Errorf("sessions job: checkpoint %d: not a sessions-job checkpoint (version %d, id %d)", id, ck.Version, ck.ID)
-	}
-	return &ck, nil
-}
+func (ck *sessionCheckpoint) setPending(ids []int64) { ck.Pending = ids }
