@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"math"
 	"slices"
 )
@@ -86,16 +87,7 @@ func (p *Processor) Snapshot() ([]byte, error) {
 	buf = binary.AppendVarint(buf, p.cfg.AllowedLateness)
 	buf = binary.AppendVarint(buf, p.watermark)
 
-	// Maps iterate in random order; sort so that equal state gives equal bytes.
-	ids := make([]string, 0, len(p.seen))
-	for id := range p.seen {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	buf = binary.AppendUvarint(buf, uint64(len(ids)))
-	for _, id := range ids {
-		buf = appendString(buf, id)
-	}
+	buf = appendSeenIDs(buf, p.seen)
 
 	// p.ends is already in ascending order; only the keys need sorting.
 	buf = binary.AppendUvarint(buf, uint64(len(p.ends)))
@@ -124,6 +116,38 @@ func (p *Processor) Snapshot() ([]byte, error) {
 	binary.BigEndian.PutUint64(buf[5:13], uint64(len(body)))
 	binary.BigEndian.PutUint32(buf[13:17], crc32.Checksum(body, castagnoli))
 	return buf, nil
+}
+
+// appendSeenIDs appends the seen IDs as a count and the IDs in ascending
+// byte order: maps iterate in random order, and equal state must give equal
+// bytes.
+func appendSeenIDs(buf []byte, seen map[string]struct{}) []byte {
+	ids := slices.Sorted(maps.Keys(seen))
+	buf = binary.AppendUvarint(buf, uint64(len(ids)))
+	for _, id := range ids {
+		buf = appendString(buf, id)
+	}
+	return buf
+}
+
+// seenIDs reads what appendSeenIDs wrote, refusing IDs out of order (or
+// repeated): a decoder accepts only what the encoder writes.
+func (r *reader) seenIDs() (map[string]struct{}, error) {
+	n := r.count()
+	seen := make(map[string]struct{}, n)
+	prev := ""
+	for i := range n {
+		id := r.string()
+		if r.err != nil {
+			return nil, r.err
+		}
+		if i > 0 && id <= prev {
+			return nil, fmt.Errorf("seen ID %q is not after %q", id, prev)
+		}
+		seen[id] = struct{}{}
+		prev = id
+	}
+	return seen, nil
 }
 
 // appendString appends s as a uvarint length and its bytes.
@@ -213,22 +237,11 @@ func decodeV1(body []byte) (*Processor, error) {
 	p.upstreamOnly = upstream
 	p.watermark = watermark
 
-	n := r.count()
-	p.seen = make(map[string]struct{}, n)
-	prev := ""
-	for i := range n {
-		id := r.string()
-		if r.err != nil {
-			return nil, r.err
-		}
-		if i > 0 && id <= prev {
-			return nil, fmt.Errorf("seen ID %q is not after %q", id, prev)
-		}
-		p.seen[id] = struct{}{}
-		prev = id
+	if p.seen, err = r.seenIDs(); err != nil {
+		return nil, err
 	}
 
-	n = r.count()
+	n := r.count()
 	p.ends = make([]int64, 0, n)
 	for range n {
 		start, end := r.varint(), r.varint()

@@ -308,15 +308,7 @@ func (s *SessionProcessor) Snapshot() ([]byte, error) {
 	buf = binary.AppendVarint(buf, s.cfg.AllowedLateness)
 	buf = binary.AppendVarint(buf, s.watermark)
 
-	ids := make([]string, 0, len(s.seen))
-	for id := range s.seen {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	buf = binary.AppendUvarint(buf, uint64(len(ids)))
-	for _, id := range ids {
-		buf = appendString(buf, id)
-	}
+	buf = appendSeenIDs(buf, s.seen)
 
 	keys := make([]string, 0, len(s.byKey))
 	for k := range s.byKey {
@@ -397,22 +389,11 @@ func decodeSessionsV1(body []byte) (*SessionProcessor, error) {
 	}
 	s.watermark = watermark
 
-	n := r.count()
-	s.seen = make(map[string]struct{}, n)
-	prev := ""
-	for i := range n {
-		id := r.string()
-		if r.err != nil {
-			return nil, r.err
-		}
-		if i > 0 && id <= prev {
-			return nil, fmt.Errorf("seen ID %q is not after %q", id, prev)
-		}
-		s.seen[id] = struct{}{}
-		prev = id
+	if s.seen, err = r.seenIDs(); err != nil {
+		return nil, err
 	}
 
-	n = r.count()
+	n := r.count()
 	prevKey := ""
 	for i := range n {
 		key := r.string()
