@@ -1,0 +1,246 @@
+package mutants
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/flk-byo/course/internal/course"
+)
+
+const good = `mistake: Add subtracts
+file: solutions/calc.go
+caught-by: TestAdd TestAddZero
+note: first line
+note: second line
+race: true
+-- find --
+	return a + b
+-- replace --
+	return a - b
+-- find 2 --
+// Add
+-- replace 2 --
+// Add, wrongly,
+`
+
+func TestParseReadsHeaderAndPairs(t *testing.T) {
+	m, err := Parse("01-calc", "subtracts", []byte(good))
+	require.NoError(t, err)
+	assert.Equal(t, Mutant{
+		Stage: "01-calc", Name: "subtracts", Mistake: "Add subtracts", File: "solutions/calc.go",
+		CaughtBy: []string{"TestAdd", "TestAddZero"}, Note: "first line second line", Race: true,
+		Pairs: []Pair{{"\treturn a + b", "\treturn a - b"}, {"// Add", "// Add, wrongly,"}},
+	}, m)
+	assert.Equal(t, "01-calc/subtracts", m.ID())
+	assert.Equal(t, "./stages/01-calc", m.Package())
+}
+
+func TestParseReportsEveryProblem(t *testing.T) {
+	for _, tc := range []struct{ name, data, want string }{
+		{"empty", "", `no "mistake:" line`},
+		{"empty", "", `no "file:" line`},
+		{"empty", "", `no "caught-by:" line`},
+		{"empty", "", `no "-- find --"`},
+		{"ok", "mistake: m\nfile: solutions/x.go\ncaught-by: TestX\nflavour: odd\n-- find --\na\n-- replace --\nb\n", `unknown header key "flavour"`},
+		{"ok", "mistake: m\nfile: ../x.go\ncaught-by: TestX\n-- find --\na\n-- replace --\nb\n", `file "../x.go" is not a clean`},
+		{"ok", "mistake: m\nfile: solutions/x.go\ncaught-by: testX\n-- find --\na\n-- replace --\nb\n", `caught-by "testX" is not a top-level test name`},
+		{"ok", "mistake: m\nfile: solutions/x.go\ncaught-by: TestX\n-- find --\na\n", "pair 1 is incomplete"},
+		{"ok", "mistake: m\nfile: solutions/x.go\ncaught-by: TestX\n-- find --\na\n-- replace --\nb\n-- find 3 --\nc\n-- replace 3 --\nd\n", "pair 2 is incomplete"},
+		{"ok", "mistake: m\nfile: solutions/x.go\ncaught-by: TestX\n-- find --\na\n-- replace --\na\n", "replace text equals the find text"},
+		{"ok", "mistake: m\nfile: solutions/x.go\ncaught-by: TestX\n-- find --\na\n-- replace --\nb\n-- patch --\nc\n", `"patch" is neither`},
+		{"ok", "mistake: m\nfile: solutions/x.go\nfile: solutions/y.go\ncaught-by: TestX\n-- find --\na\n-- replace --\nb\n", `"file" is repeated`},
+		{"ok", "mistake: m\nfile: solutions/x.go\ncaught-by: TestX\nrace: maybe\n-- find --\na\n-- replace --\nb\n", `race: "maybe"`},
+		{"Bad_Name", "mistake: m\nfile: solutions/x.go\ncaught-by: TestX\n-- find --\na\n-- replace --\nb\n", "is not lower-case words"},
+	} {
+		_, err := Parse("01-calc", tc.name, []byte(tc.data))
+		if assert.Error(t, err, tc.want) {
+			assert.Contains(t, err.Error(), "01-calc/"+tc.name+".txtar: ")
+			assert.Contains(t, err.Error(), tc.want)
+		}
+	}
+}
+
+func TestLoadReadsFoldersInOrderAndReportsStrays(t *testing.T) {
+	fsys := fstest.MapFS{
+		"README.md":                  {Data: []byte("about the catalogue")},
+		"02-b/second.txtar":          {Data: []byte(good)},
+		"01-a/first.txtar":           {Data: []byte(good)},
+		"01-a/another.txtar":         {Data: []byte(good)},
+		"notes.txt":                  {Data: []byte("stray")},
+		"01-a/notes.md":              {Data: []byte("stray")},
+		"Stage3/x.txtar":             {Data: []byte(good)},
+		"02-b/broken.txtar":          {Data: []byte("mistake: m\n")},
+		"02-b/nested/deeper.txtar":   {Data: []byte(good)},
+		"03-c/README-is-not-ok.txtx": {Data: []byte("")},
+	}
+	ms, err := Load(fsys)
+	require.Error(t, err)
+	var ids []string
+	for _, m := range ms {
+		ids = append(ids, m.ID())
+	}
+	assert.Equal(t, []string{"01-a/another", "01-a/first", "02-b/second"}, ids)
+	for _, want := range []string{
+		"6 problem(s)", "notes.txt: a stray file", "01-a/notes.md: a stray entry", "Stage3/: not a stage folder name",
+		"02-b/broken.txtar: ", "02-b/nested: a stray entry", "03-c/README-is-not-ok.txtx: a stray entry",
+	} {
+		assert.Contains(t, err.Error(), want)
+	}
+	assert.NotContains(t, err.Error(), "README.md")
+
+	ms, err = Load(fstest.MapFS{"01-a/first.txtar": {Data: []byte(good)}})
+	require.NoError(t, err)
+	assert.Len(t, ms, 1)
+}
+
+func TestMutateAppliesPairsInOrderAndNeedsUniqueFinds(t *testing.T) {
+	m := Mutant{Pairs: []Pair{{"a + b", "a - b"}, {"a - b\n", "a - b // changed\n"}}}
+	out, err := m.Mutate([]byte("x := a + b\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "x := a - b // changed\n", string(out), "pair 2 sees what pair 1 left")
+
+	_, err = m.Mutate([]byte("x := a * b\n"))
+	var ae *ApplyError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, ApplyError{Pair: 1, Count: 0, Find: "a + b"}, *ae)
+	assert.Equal(t, `find text 1 not found: "a + b"`, err.Error())
+
+	_, err = m.Mutate([]byte("x := a + b\ny := a + b\n"))
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, 2, ae.Count)
+	assert.Contains(t, err.Error(), "found 2 times")
+
+	del := Mutant{Pairs: []Pair{{"\tif x {\n\t\ty()\n\t}\n", ""}}}
+	out, err = del.Mutate([]byte("func f() {\n\tif x {\n\t\ty()\n\t}\n\tz()\n}\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "func f() {\n\tz()\n}\n", string(out), "an empty replace deletes")
+}
+
+func TestWriteOverlayMapsReferenceToMutatedCopy(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "solutions"), 0o755))
+	ref := filepath.Join(root, "solutions", "calc.go")
+	orig := "package solutions\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n"
+	require.NoError(t, os.WriteFile(ref, []byte(orig), 0o644))
+	m, err := Parse("01-calc", "subtracts", []byte("mistake: m\nfile: solutions/calc.go\ncaught-by: TestAdd\n-- find --\n\treturn a + b\n-- replace --\n\treturn a - b\n"))
+	require.NoError(t, err)
+
+	dir := t.TempDir()
+	overlay, err := WriteOverlay(root, m, dir)
+	require.NoError(t, err)
+	assert.True(t, filepath.IsAbs(overlay))
+	data, err := os.ReadFile(overlay)
+	require.NoError(t, err)
+	var o struct{ Replace map[string]string }
+	require.NoError(t, json.Unmarshal(data, &o))
+	require.Len(t, o.Replace, 1)
+	absRef, _ := filepath.Abs(ref)
+	mutated, ok := o.Replace[absRef]
+	require.True(t, ok, "the overlay replaces the reference by its absolute path: %s", data)
+	assert.True(t, filepath.IsAbs(mutated))
+	assert.Equal(t, dir, filepath.Dir(mutated))
+	got, err := os.ReadFile(mutated)
+	require.NoError(t, err)
+	assert.Equal(t, strings.Replace(orig, "a + b", "a - b", 1), string(got))
+	kept, _ := os.ReadFile(ref)
+	assert.Equal(t, orig, string(kept), "the reference is never touched")
+
+	m.File = "solutions/gone.go"
+	_, err = WriteOverlay(root, m, dir)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestFilterByStageAndName(t *testing.T) {
+	ms := []Mutant{{Stage: "01-a", Name: "x"}, {Stage: "01-a", Name: "y"}, {Stage: "02-b", Name: "x"}}
+	assert.Len(t, Filter(ms, "", ""), 3)
+	assert.Len(t, Filter(ms, "01-a", ""), 2)
+	assert.Len(t, Filter(ms, "", "x"), 2)
+	assert.Equal(t, []Mutant{{Stage: "02-b", Name: "x"}}, Filter(ms, "", "02-b/x"))
+	assert.Equal(t, []Mutant{{Stage: "01-a", Name: "y"}}, Filter(ms, "", "01-a/y.txtar"))
+}
+
+// TestRunJudgesEveryVerdict runs the fixture course's catalogue
+// (testdata/fixture: a module of its own) through go test -overlay.
+func TestRunJudgesEveryVerdict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test once per fixture mutant")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	root := filepath.Join("testdata", "fixture")
+	ms, err := Load(os.DirFS(filepath.Join(root, "mutants")))
+	require.NoError(t, err)
+	var done []string
+	results, err := Run(context.Background(), ms, Options{Root: root, Progress: func(n, total int, r Result) {
+		assert.Equal(t, len(ms), total)
+		done = append(done, r.Mutant.ID())
+	}})
+	require.NoError(t, err)
+	assert.Len(t, done, len(ms))
+
+	byName := map[string]Result{}
+	for i, r := range results {
+		assert.Equal(t, ms[i].ID(), r.Mutant.ID(), "results come in catalogue order")
+		byName[r.Mutant.Name] = r
+	}
+	type want struct {
+		verdict        Verdict
+		failed, missed []string
+		others         []string
+		detail         string
+	}
+	for name, w := range map[string]want{
+		"subtracts":      {verdict: Caught, failed: []string{"TestAdd"}, others: []string{"TestAddZero"}},
+		"or-not-plus":    {verdict: PartlyCaught, failed: []string{"TestAdd"}, missed: []string{"TestAddZero"}},
+		"abs-zero":       {verdict: Survived, missed: []string{"TestAbs"}},
+		"abs-identity":   {verdict: CaughtByOthers, missed: []string{"TestAdd"}, others: []string{"TestAbs"}},
+		"stale":          {verdict: NotApplied, detail: `find text 1 not found: "return a + b + 0"`},
+		"does-not-build": {verdict: Broken, detail: "the mutated code does not build"},
+		"crashes":        {verdict: Caught, failed: []string{"TestDoubleListed"}, others: []string{"TestDoubleFirst"}},
+		"any":            {verdict: Broken, detail: "the stage's suite does not build even without the mutant"},
+		"no-such-test":   {verdict: CaughtByOthers, missed: []string{"TestNope (did not run: no such test in 01-calc?)"}, others: []string{"TestAdd", "TestAddZero"}},
+	} {
+		r, ok := byName[name]
+		if !assert.True(t, ok, "fixture mutant %s", name) {
+			continue
+		}
+		assert.Equal(t, w.verdict, r.Verdict, name)
+		assert.Equal(t, w.verdict == Caught, r.OK(), name)
+		assert.Equal(t, w.failed, r.Failed, name)
+		assert.Equal(t, w.missed, r.Missed, name)
+		if name == "crashes" {
+			// The binary died in TestDoubleFirst; the listed test ran alone.
+			assert.Contains(t, r.Others, "TestDoubleFirst", name)
+		} else {
+			assert.Equal(t, w.others, r.Others, name)
+		}
+		assert.Contains(t, r.Detail, w.detail, name)
+	}
+}
+
+// TestCatalogueLoads keeps the course's own catalogue well-formed, and each
+// mutant's find text present in today's reference: a cheap check that
+// runs with every go test. `de check --mutants` runs them.
+func TestCatalogueLoads(t *testing.T) {
+	root, err := course.FindRoot(".")
+	require.NoError(t, err)
+	ms, err := Load(os.DirFS(filepath.Join(root, "mutants")))
+	require.NoError(t, err)
+	require.NotEmpty(t, ms)
+	for _, m := range ms {
+		if _, _, err := Apply(root, m, t.TempDir()); err != nil {
+			t.Errorf("%s: %v (update mutants/%s%s to the current code)", m.ID(), err, m.ID(), Ext)
+		}
+		assert.True(t, strings.HasPrefix(m.File, "solutions/"), "%s changes %s, not a reference file", m.ID(), m.File)
+	}
+}
