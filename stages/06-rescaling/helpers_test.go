@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
@@ -97,8 +98,14 @@ func restoreOf(t testing.TB, snap []byte, p, maxP int) *ParallelProcessor {
 	return pp
 }
 
-// catch calls f and returns "" if it returns, or the value it panicked with
-// and where. A skeleton's "TODO" panic is passed on, so that suite.Recover
+// tryRestore calls RestoreParallelProcessor(snap, p, maxP) and returns what
+// it returned, or the value it panicked with and where (suite.Catch). A
+// skeleton's "TODO" panic is passed on, so that suite.Recover reports the
+// test as not implemented yet.
+func tryRestore(snap []byte, p, maxP int) (pp *ParallelProcessor, err error, panicked string) {
+	panicked = suite.Catch(func() { pp, err = RestoreParallelProcessor(snap, p, maxP) })
+	return pp, err, panicked
+}
 
 // processor is the method set that a Processor and a ParallelProcessor
 // share: a ParallelProcessor answers every call as one Processor would.

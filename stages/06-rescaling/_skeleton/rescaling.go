@@ -126,9 +126,12 @@ func (pp *ParallelProcessor) KeysOn(subtask int) []string {
 // Processor.Snapshot per key group is a fine building block.)
 //
 // The layout is yours, with stage 04's rules: the bytes are checked on
-// restore (any changed, missing or extra byte is an error), and they are the
-// caller's (later processing never changes them). The side output is not
-// state. Snapshot does not change pp.
+// restore (any changed, missing or extra byte is an error), equal state
+// gives equal bytes (write the key groups in a fixed order, never in map
+// order: restored at the same parallelism, a processor snapshots to the
+// bytes it was restored from), and they are the caller's (later processing
+// never changes them). The side output is not state. Snapshot does not
+// change pp.
 func (pp *ParallelProcessor) Snapshot() ([]byte, error) {
 	panic("TODO: encode maxParallelism, the watermark, the config and each key group's state, framed and checksummed")
 }

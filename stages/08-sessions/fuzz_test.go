@@ -1,0 +1,136 @@
+//go:build lab || solution
+
+package sessions
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/flk-byo/course/internal/suite"
+)
+
+// FuzzRestoreSessionProcessor certifies that RestoreSessionProcessor never panics on any input, and whatever it accepts snapshots and restores again to the same bytes.
+//
+// `go test` runs the seed corpus, made at run time by your code: snapshots
+// your Snapshot writes (new processors, busy ones mid-stream, one holding a
+// fired session that a late event extended, a flushed one), their
+// prefixes, copies with a byte flipped or a byte appended, a stage 04
+// snapshot, and bytes that are no snapshot at all. To search for more:
+//
+//	go test -tags lab -run '^$' -fuzz '^FuzzRestoreSessionProcessor$' ./stages/08-sessions
+func FuzzRestoreSessionProcessor(f *testing.F) {
+	defer suite.Recover(f)
+	snaps := [][]byte{
+		snapshotOf(f, newSessions(f, formatCfg)),
+		snapshotOf(f, newSessions(f, SessionConfig{Gap: 1})),
+		busySnapshot(f, 5),
+		busySnapshot(f, 6),
+	}
+	// A fired session [10,60) that a late event extended to [10,90): the
+	// snapshot holds what downstream has of it, to retract when it fires.
+	extended := newSessions(f, formatCfg)
+	extended.Process(ev("e1", "a", 10, 1))
+	extended.AdvanceWatermark(70)
+	extended.Process(ev("e2", "a", 40, 2))
+	extended.Process(ev("e3", "b", -500, 3)) // late: a seen ID on the side output
+	snaps = append(snaps, snapshotOf(f, extended))
+	flushed := newSessions(f, SessionConfig{Gap: 7})
+	flushed.Process(ev("e1", "k", -3, 1))
+	flushed.Flush()
+	snaps = append(snaps, snapshotOf(f, flushed))
+
+	for _, snap := range snaps {
+		f.Add(snap)
+		// Prefixes: short ones that end inside the magic, the version or
+		// any plausible header after them, half, all but the last byte.
+		for _, n := range []int{1, 4, 5, 8, 9, 12, 13, 16, 17, 21, 24, 32, len(snap) / 2, len(snap) - 1} {
+			if n < len(snap) {
+				f.Add(bytes.Clone(snap[:n]))
+			}
+		}
+		f.Add(append(bytes.Clone(snap), 0))
+		for _, i := range []int{4, 5, len(snap) / 2, len(snap) - 1} {
+			flipped := bytes.Clone(snap)
+			flipped[i] ^= 0x01
+			f.Add(flipped)
+		}
+	}
+	p, err := NewProcessor(Config{WindowSize: 50, AllowedLateness: 100})
+	if err != nil {
+		f.Fatalf("NewProcessor: %v", err)
+	}
+	p.Process(ev("e1", "a", 5, 1))
+	tumbling, err := p.Snapshot()
+	if err != nil {
+		f.Fatalf("Processor.Snapshot (stage 04): %v", err)
+	}
+	f.Add(tumbling) // "FLKS": tumbling-window state, not sessions
+	f.Add([]byte(nil))
+	f.Add([]byte("FLSW"))
+	f.Add([]byte("FLSW\x01"))
+	f.Add([]byte("FLSW\x02"))
+	f.Add(append([]byte("FLSW\x01"), bytes.Repeat([]byte{0xff}, 32)...))
+	f.Add(append([]byte("FLSW\x01"), make([]byte, 32)...))
+	f.Add([]byte("not a snapshot at all"))
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer suite.Recover(t)
+		var s *SessionProcessor
+		var err error
+		panicked := suite.Catch(func() { s, err = RestoreSessionProcessor(data) })
+		switch {
+		case panicked != "":
+			t.Fatalf("RestoreSessionProcessor(%s) panicked: %s\nIt must return an error, not panic: a snapshot comes from a file that\n"+
+				"may be truncated, corrupted or not a snapshot at all. Check every length against the bytes left before slicing.",
+				hexHead(data), panicked)
+		case err != nil && s != nil:
+			t.Fatalf("RestoreSessionProcessor(%s) returned the error %q AND a processor; on error, return nil", hexHead(data), err)
+		case err != nil:
+			return
+		case s == nil:
+			t.Fatalf("RestoreSessionProcessor(%s) returned neither a processor nor an error", hexHead(data))
+		}
+		// Accepted: the result must be a working processor whose snapshot
+		// restores to the same bytes.
+		snap := snapshotOf(t, s)
+		if again := snapshotOf(t, restoreOf(t, snap)); !bytes.Equal(snap, again) {
+			t.Fatalf("RestoreSessionProcessor(%s) was accepted, but the processor it returned snapshots to bytes that\n"+
+				"restore and snapshot differently:\n%s\nA restored processor is in the same state as the one snapshotted, so its\n"+
+				"snapshot is the same bytes. A difference means the restore lost or changed something (a session, what\n"+
+				"downstream holds of it, a seen ID, the watermark), or the encoding depends on map order.",
+				hexHead(data), byteDiff(snap, again))
+		}
+		s.Process(ev("fuzz", "k", 0, 1))
+		s.AdvanceWatermark(100)
+		s.Flush()
+		s.Late()
+	})
+}
+
+// hexHead renders the length and first bytes of b in hex, for failure
+// messages.
+func hexHead(b []byte) string {
+	if b == nil {
+		return "nil"
+	}
+	const show = 24
+	if len(b) <= show {
+		return fmt.Sprintf("%d bytes % x", len(b), b)
+	}
+	return fmt.Sprintf("%d bytes % x …", len(b), b[:show])
+}
+
+// byteDiff describes where a and b first differ, with the bytes around it.
+func byteDiff(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	around := func(x []byte) string {
+		lo, hi := max(0, i-8), min(len(x), i+8)
+		return fmt.Sprintf("% x", x[lo:hi])
+	}
+	return fmt.Sprintf("lengths %d and %d; first difference at byte %d\n  first:  … %s …\n  second: … %s …",
+		len(a), len(b), i, around(a), around(b))
+}
