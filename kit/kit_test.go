@@ -141,3 +141,41 @@ func TestManualClockMovesOnlyForward(t *testing.T) {
 	assert.Equal(t, time.Unix(101, 0), c.Now())
 	assert.Panics(t, func() { c.Advance(-time.Second) })
 }
+
+func TestTimelineDrawsSessions(t *testing.T) {
+	evs := []kit.Event{
+		{ID: "e1", Key: "a", TS: 0, Value: 1}, {ID: "e2", Key: "a", TS: 18, Value: 2},
+		{ID: "e3", Key: "b", TS: 40, Value: 5}, {ID: "e4", Key: "a", TS: 9, Value: 4},
+		{ID: "e5", Key: "b", TS: 1, Value: 7},
+	}
+	s := kit.Timeline{
+		Gap: 10, Lateness: 20, Events: evs, Watermark: 30, Late: evs[4:],
+		Results: []kit.Result{
+			{Key: "a", Start: 0, End: 10, Count: 1, Sum: 1}, {Key: "a", Start: 18, End: 28, Count: 1, Sum: 2},
+			{Key: "a", Start: 0, End: 10, Count: -1, Sum: -1, IsUpdate: true}, {Key: "a", Start: 18, End: 28, Count: -1, Sum: -2, IsUpdate: true},
+			{Key: "a", Start: 0, End: 28, Count: 3, Sum: 7, IsUpdate: true},
+		},
+	}.String()
+	for _, want := range []string{
+		"timeline: 5 events, session gap 10, allowed lateness 20, watermark 30",
+		"a [0,28) count=3 sum=7 fired", "b [40,50) count=1 sum=5 open",
+		"retracted   a [0,10) count=-1 sum=-1 (update) │ a [18,28) count=-1 sum=-2 (update)",
+		"late        e5 b@1=7", " sessions   [━━━", "─)",
+	} {
+		assert.Contains(t, s, want)
+	}
+	assert.NotContains(t, s, "windows", "sessions are not tumbling windows")
+
+	for _, c := range []struct {
+		name string
+		tl   kit.Timeline
+		want string
+	}{
+		{"due", kit.Timeline{Gap: 10, Events: evs[:1], Watermark: 10, Lateness: 5}, "a [0,10) count=1 sum=1 due, not fired"},
+		{"expired", kit.Timeline{Gap: 10, Events: evs[:1], Watermark: math.MaxInt64}, "expired, never fired"},
+		{"no watermark", kit.Timeline{Gap: 10, Events: evs[:1], Watermark: math.MinInt64}, "a [0,10) count=1 sum=1 open"},
+		{"near MaxInt64", kit.Timeline{Gap: 10, Events: []kit.Event{{ID: "x", Key: "k", TS: math.MaxInt64 - 3}}, Watermark: math.MinInt64}, "open"},
+	} {
+		assert.Contains(t, c.tl.String(), c.want, c.name)
+	}
+}

@@ -14,9 +14,21 @@ import (
 // side output. Failing event-time tests print one, so that a learner sees
 // what happened instead of only two unequal slices.
 //
+// With Gap set (and WindowSize 0) it draws session windows instead (stage
+// 08): under each key's events, a bar [start,end) for each session those
+// events form (the events not in Late, each ID once, merged while at most
+// Gap apart), with its state: fired (downstream holds exactly it, summing
+// Results per (Key, Start, End)), open, due or expired, and, when it is
+// not held as it is, what downstream holds within it; and it lists the
+// retractions among the Results. The sessions are drawn from the events
+// alone: where a session expired before a later event of its key arrived,
+// the picture merges what the processor rightly kept apart, and the held
+// rows tell the difference.
+//
 // A Timeline is a plain value: fill in what you know and call String.
 type Timeline struct {
 	WindowSize int64    // size of the tumbling windows to draw; 0 draws none
+	Gap        int64    // session gap: > 0 (with WindowSize 0) draws session windows
 	Lateness   int64    // allowed lateness, to tell fired windows from expired ones
 	Events     []Event  // the input in arrival order
 	Watermark  int64    // the watermark at the end; math.MinInt64 means none yet
@@ -37,6 +49,9 @@ func (t Timeline) String() string {
 	fmt.Fprintf(&b, "timeline: %d events", len(t.Events))
 	if t.WindowSize > 0 {
 		fmt.Fprintf(&b, ", window size %d", t.WindowSize)
+	}
+	if t.sessionMode() {
+		fmt.Fprintf(&b, ", session gap %d", t.Gap)
 	}
 	if t.Lateness > 0 {
 		fmt.Fprintf(&b, ", allowed lateness %d", t.Lateness)
@@ -64,6 +79,9 @@ func (t Timeline) String() string {
 		if c+len(label) <= len(axis) && strings.TrimSpace(string(axis[max(0, c-1):c+len(label)])) == "" {
 			copy(axis[c:], label)
 		}
+		if ts > math.MaxInt64-step {
+			break // the next tick would overflow
+		}
 	}
 	fmt.Fprintf(&b, "  %-11s %s\n", "event time", strings.TrimRight(string(axis), " "))
 
@@ -85,8 +103,15 @@ func (t Timeline) String() string {
 		rows[e.Key] = row
 	}
 	slices.Sort(keys)
+	var sessions map[string][]Result
+	if t.sessionMode() {
+		sessions = t.sessions()
+	}
 	for _, k := range keys {
 		fmt.Fprintf(&b, "  %-11s %s\n", "key "+k, string(rows[k]))
+		if t.sessionMode() {
+			fmt.Fprintf(&b, "  %-11s %s\n", " sessions", t.sessionBars(sessions[k], cols, col))
+		}
 	}
 
 	if t.Watermark != math.MinInt64 {
@@ -107,6 +132,29 @@ func (t Timeline) String() string {
 			ws = append(ws, fmt.Sprintf("[%d,%d) %s", w[0], w[1], t.windowState(w[0], w[1])))
 		}
 		writeList(&b, "windows", ws)
+	}
+	if t.sessionMode() {
+		held := t.held()
+		var ss []string
+		for _, k := range keys {
+			for _, x := range sessions[k] {
+				item := fmt.Sprintf("%s %s", x, t.sessionState(x, held))
+				if !held[x] {
+					if in := heldWithin(held, x); len(in) > 0 {
+						item += "; downstream holds " + strings.Join(stringsOf(in), ", ")
+					}
+				}
+				ss = append(ss, item)
+			}
+		}
+		writeList(&b, "sessions", ss)
+		var retracted []Result
+		for _, r := range t.Results {
+			if r.Count < 0 {
+				retracted = append(retracted, r)
+			}
+		}
+		writeList(&b, "retracted", stringsOf(retracted))
 	}
 
 	arrivals := make([]string, len(t.Events))
@@ -131,10 +179,134 @@ func (t Timeline) span() (lo, hi int64) {
 		lo = windowStart(lo, t.WindowSize)
 		hi = windowStart(hi, t.WindowSize) + t.WindowSize
 	}
+	if t.sessionMode() {
+		for _, e := range t.Events {
+			hi = max(hi, plusSaturating(e.TS, t.Gap))
+		}
+		for _, r := range t.Results {
+			lo, hi = min(lo, r.Start), max(hi, r.End)
+		}
+	}
 	if t.Watermark > hi && t.Watermark <= hi+(hi-lo)/2 { // no overflow: hi+(hi-lo)/2 < MaxInt64 here
 		hi = t.Watermark
 	}
 	return lo, hi
+}
+
+func (t Timeline) sessionMode() bool { return t.Gap > 0 && t.WindowSize <= 0 }
+
+// sessions returns, by key, the sessions the events form: every event not
+// in Late, each ID once, merged while at most Gap apart (windows [ts,
+// ts+Gap) that intersect or touch), in start order.
+func (t Timeline) sessions() map[string][]Result {
+	late := map[string]bool{}
+	for _, e := range t.Late {
+		late[e.ID] = true
+	}
+	seen := map[string]bool{}
+	byKey := map[string][]Event{}
+	for _, e := range t.Events {
+		if !seen[e.ID] && !late[e.ID] {
+			seen[e.ID] = true
+			byKey[e.Key] = append(byKey[e.Key], e)
+		}
+	}
+	out := map[string][]Result{}
+	for key, es := range byKey {
+		slices.SortStableFunc(es, func(a, b Event) int { return cmp.Compare(a.TS, b.TS) })
+		var cur *Result
+		for _, e := range es {
+			end := plusSaturating(e.TS, t.Gap)
+			if cur == nil || e.TS > cur.End {
+				out[key] = append(out[key], Result{Key: key, Start: e.TS})
+				cur = &out[key][len(out[key])-1]
+			}
+			cur.End = max(cur.End, end)
+			cur.Count++
+			cur.Sum += e.Value
+		}
+	}
+	return out
+}
+
+// held returns what a downstream that sums Count and Sum per (Key, Start,
+// End) holds after the Results, zero rows dropped.
+func (t Timeline) held() map[Result]bool {
+	type row struct {
+		key        string
+		start, end int64
+	}
+	sums := map[row][2]int64{}
+	for _, r := range t.Results {
+		k := row{r.Key, r.Start, r.End}
+		s := sums[k]
+		sums[k] = [2]int64{s[0] + r.Count, s[1] + r.Sum}
+	}
+	out := map[Result]bool{}
+	for k, s := range sums {
+		if s[0] != 0 {
+			out[Result{Key: k.key, Start: k.start, End: k.end, Count: s[0], Sum: s[1]}] = true
+		}
+	}
+	return out
+}
+
+func (t Timeline) sessionState(x Result, held map[Result]bool) string {
+	has := t.Watermark != math.MinInt64
+	expired := has && t.Watermark >= plusSaturating(x.End, max(0, t.Lateness))
+	switch {
+	case held[x] && expired:
+		return "fired, expired"
+	case held[x]:
+		return "fired"
+	case expired:
+		return "expired, never fired"
+	case has && t.Watermark >= x.End:
+		return "due, not fired"
+	}
+	return "open"
+}
+
+// heldWithin returns the rows of held of x's key that overlap x, sorted.
+func heldWithin(held map[Result]bool, x Result) []Result {
+	var out []Result
+	for r := range held {
+		if r.Key == x.Key && r.Start < x.End && x.Start < r.End {
+			out = append(out, r)
+		}
+	}
+	return SortResults(out)
+}
+
+// plusSaturating returns a + b for b ≥ 0, or math.MaxInt64 if that overflows.
+func plusSaturating(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// sessionBars draws a key's sessions as bars "[━━━)" on the event-time
+// axis: ━ fired, ─ open, ┄ due or expired without a result.
+func (t Timeline) sessionBars(xs []Result, cols int, col func(int64) int) string {
+	row := []rune(strings.Repeat(" ", cols+1))
+	held := t.held()
+	for _, x := range xs {
+		c0, c1 := col(x.Start), min(col(x.End), cols)
+		c1 = max(c1, c0+1)
+		fill := '┄'
+		switch t.sessionState(x, held) {
+		case "fired", "fired, expired":
+			fill = '━'
+		case "open":
+			fill = '─'
+		}
+		for c := c0 + 1; c < c1; c++ {
+			row[c] = fill
+		}
+		row[c0], row[c1] = '[', ')'
+	}
+	return strings.TrimRight(string(row), " ")
 }
 
 // windows returns the distinct tumbling windows of the events, in order.

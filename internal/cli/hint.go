@@ -39,7 +39,7 @@ func (e *env) hint() error {
 	if shown == total {
 		e.printf("%s\n", s.Dim(fmt.Sprintf("All %s of %s are revealed; here they are again.", plural(total, "hint"), st.Ref())))
 		for i, h := range card.Hints {
-			e.printf("\n%s\n%s\n", s.Bold(fmt.Sprintf("Hint %d of %d: %s", i+1, total, h.Title)), h.Text)
+			e.printf("\n%s\n%s\n", s.Bold(fmt.Sprintf("Hint %d of %d: %s", i+1, total, h.Title)), e.markdown(h.Text))
 		}
 		return nil
 	}
@@ -48,7 +48,7 @@ func (e *env) hint() error {
 	if err := e.prog.Save(e.root); err != nil {
 		return err
 	}
-	e.printf("%s\n\n%s\n", s.Bold(fmt.Sprintf("Hint %d of %d for %s: %s", shown+1, total, st.Ref(), h.Title)), h.Text)
+	e.printf("%s\n\n%s\n", s.Bold(fmt.Sprintf("Hint %d of %d for %s: %s", shown+1, total, st.Ref(), h.Title)), e.markdown(h.Text))
 	if left := total - shown - 1; left > 0 {
 		e.printf("\n%s\n", s.Dim(fmt.Sprintf("%s left; run de hint again for the next.", plural(left, "more hint"))))
 	}

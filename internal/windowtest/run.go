@@ -90,8 +90,16 @@ func (r *Run) Restored(p Processor) {
 
 // Timeline draws the run so far. It reads Watermark and Late, but a panic
 // there (a TODO) only blanks that part of the picture.
-func (r *Run) Timeline() string {
+func (r *Run) Timeline() string { return r.timeline(0) }
+
+// SessionTimeline draws the run so far as Timeline does, with the session
+// windows of gap (kit.Timeline.Gap): for a run of a session processor,
+// whose NewRun size is 0.
+func (r *Run) SessionTimeline(gap int64) string { return r.timeline(gap) }
+
+func (r *Run) timeline(gap int64) string {
 	tl := kit.Timeline{
+		Gap:        gap,
 		WindowSize: r.size,
 		Lateness:   r.lateness,
 		Events:     r.events,

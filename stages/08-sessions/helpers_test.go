@@ -230,9 +230,9 @@ func (r *run) processAll(events ...kit.Event) []kit.Result { return r.r.ProcessA
 func (r *run) advance(wm int64) []kit.Result               { return r.r.Advance(wm) }
 func (r *run) flush() []kit.Result                         { return r.r.Flush() }
 
-// timeline draws the run so far, with the sessions downstream holds.
+// timeline draws the run so far, with its sessions and what downstream holds.
 func (r *run) timeline() string {
-	return r.r.Timeline() + "  downstream  " + heldAfter(r.r.Emitted()) + "\n"
+	return r.r.SessionTimeline(r.cfg.Gap) + "  downstream  " + heldAfter(r.r.Emitted()) + "\n"
 }
 
 // heldAfter renders the sessions downstream holds after applying rs.

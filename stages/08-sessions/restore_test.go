@@ -230,7 +230,7 @@ func cutTimeline(cfg SessionConfig, ops []op, full trace, cut, at int, contOuts 
 			wm = math.MaxInt64
 		}
 	}
-	tl := kit.Timeline{Lateness: cfg.AllowedLateness, Events: events, Watermark: wm, Results: emitted}
+	tl := kit.Timeline{Gap: cfg.Gap, Lateness: cfg.AllowedLateness, Events: events, Watermark: wm, Results: emitted}
 	return fmt.Sprintf("only key %s, up to call %d (snapshot and restore after call %d; emitted: before the snapshot, then after the restore):\n%s",
 		key, at+1, cut, tl.String())
 }

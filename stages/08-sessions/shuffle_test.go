@@ -102,7 +102,7 @@ func (d delivery) focus(rs []kit.Result) string {
 	default:
 		return ""
 	}
-	tl := kit.Timeline{Lateness: d.cfg.AllowedLateness, Watermark: d.wm}
+	tl := kit.Timeline{Gap: d.cfg.Gap, Lateness: d.cfg.AllowedLateness, Watermark: d.wm}
 	for _, e := range d.events {
 		if e.Key == key && e.TS >= lo && e.TS < hi {
 			tl.Events = append(tl.Events, e)

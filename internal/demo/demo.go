@@ -1,0 +1,225 @@
+// Package demo runs the reference implementation (package solutions) on
+// small scripted streams and narrates what happens, step by step, with
+// kit.Timeline pictures: the Go counterpart of the labs' "run the solution
+// to see a demo". `de demo` prints one; each is deterministic, so its
+// output is pinned by a golden file.
+package demo
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/flk-byo/course/internal/term"
+	"github.com/flk-byo/course/kit"
+)
+
+// Options says where a demo writes and how it paces itself.
+type Options struct {
+	// Out receives the narration.
+	Out io.Writer
+	// Style colors the headings; the zero value is plain.
+	Style term.Style
+	// Pause, when set, is called before every step after the first (de
+	// demo --step waits for Enter there); an error ends the demo with it.
+	Pause func() error
+}
+
+// demos are the demos by stage number, with a one-line summary each.
+var demos = map[int]struct {
+	title string
+	run   func(*narrator) error
+}{
+	1: {"out-of-order and duplicated events in tumbling windows", demo01},
+	2: {"a keyed reduction on parallel workers", demo02},
+	3: {"a late correction within the allowed lateness", demo03},
+	4: {"a snapshot and a restore", demo04},
+	5: {"a crash between pre-commit and commit", demo05},
+	6: {"a rescale from 2 to 3 subtasks", demo06},
+	7: {"a quiet partition, without and with idleness", demo07},
+	8: {"a late event that bridges two sessions", demo08},
+}
+
+// Has reports whether stage n (1-based) has a demo.
+func Has(n int) bool { _, ok := demos[n]; return ok }
+
+// Title returns the one-line summary of stage n's demo, "" if it has none.
+func Title(n int) string { return demos[n].title }
+
+// Run prints the demo of stage n (1-based) to o.Out.
+func Run(n int, o Options) error {
+	d, ok := demos[n]
+	if !ok {
+		return fmt.Errorf("stage %d has no demo; the demos are for stages 1 to %d", n, len(demos))
+	}
+	nr := &narrator{o: o}
+	nr.printf("%s\n", o.Style.Bold(fmt.Sprintf("Demo of stage %02d: %s", n, d.title)))
+	nr.printf("%s\n", o.Style.Dim("The reference implementation (package solutions) on a small scripted stream."))
+	if err := d.run(nr); err != nil {
+		return err
+	}
+	return nr.err
+}
+
+// narrator writes a demo: numbered steps, prose, and pictures.
+type narrator struct {
+	o     Options
+	steps int
+	err   error // the first write or pause error; later output is dropped
+}
+
+func (n *narrator) printf(format string, args ...any) {
+	if n.err == nil {
+		_, n.err = fmt.Fprintf(n.o.Out, format, args...)
+	}
+}
+
+// step starts a numbered step, pausing first when asked to.
+func (n *narrator) step(title string) {
+	if n.steps > 0 && n.o.Pause != nil && n.err == nil {
+		n.err = n.o.Pause()
+	}
+	n.steps++
+	n.printf("\n%s\n", n.o.Style.Cyan(fmt.Sprintf("Step %d: %s", n.steps, title)))
+}
+
+// say writes prose, each line indented.
+func (n *narrator) say(format string, args ...any) {
+	text := fmt.Sprintf(format, args...)
+	for line := range strings.SplitSeq(strings.TrimRight(text, "\n"), "\n") {
+		n.printf("  %s\n", line)
+	}
+}
+
+// picture writes a timeline, set off by a blank line.
+func (n *narrator) picture(tl kit.Timeline) {
+	n.printf("\n")
+	for line := range strings.SplitSeq(strings.TrimRight(tl.String(), "\n"), "\n") {
+		n.printf("  %s\n", line)
+	}
+}
+
+// windowOp is what a windowed operator offers a demo: stage 01's
+// Processor and the operators built like it.
+type windowOp interface {
+	Process(kit.Event) []kit.Result
+	AdvanceWatermark(int64) []kit.Result
+	Watermark() int64
+	Flush() []kit.Result
+	Late() []kit.Event
+}
+
+// tape drives a windowOp and records what went in and what came out, to
+// narrate each call and draw the run.
+type tape struct {
+	n        *narrator
+	p        windowOp
+	size     int64 // window size (0 for sessions)
+	gap      int64 // session gap (0 for tumbling windows)
+	lateness int64
+	events   []kit.Event
+	emitted  []kit.Result
+	seen     map[string]bool
+}
+
+func newTape(n *narrator, p windowOp, size, gap, lateness int64) *tape {
+	return &tape{n: n, p: p, size: size, gap: gap, lateness: lateness, seen: map[string]bool{}}
+}
+
+// process hands e to the operator and narrates the call; note adds why.
+func (t *tape) process(e kit.Event, note string) {
+	before, lateBefore := t.p.Watermark(), len(t.p.Late())
+	out := t.p.Process(e)
+	t.events = append(t.events, e)
+	t.emitted = append(t.emitted, out...)
+	what := describe(out)
+	switch {
+	case t.seen[e.ID]:
+		what = "nothing: " + e.ID + " was seen before, so this redelivery is a no-op"
+	case len(t.p.Late()) > lateBefore:
+		what = "nothing: it goes to the side output (Late)"
+	}
+	t.seen[e.ID] = true
+	line := fmt.Sprintf("→ %s arrives: %s", e, what)
+	if wm := t.p.Watermark(); wm != before {
+		line += fmt.Sprintf("; watermark %s → %s", kit.FormatWatermark(before), kit.FormatWatermark(wm))
+	}
+	t.n.say("%s", line)
+	if note != "" {
+		t.n.say("  (%s)", note)
+	}
+}
+
+// advance calls AdvanceWatermark(wm) and narrates it.
+func (t *tape) advance(wm int64) {
+	out := t.p.AdvanceWatermark(wm)
+	t.emitted = append(t.emitted, out...)
+	t.n.say("→ watermark %s arrives from upstream: %s", kit.FormatWatermark(wm), describe(out))
+}
+
+// flush calls Flush and narrates it.
+func (t *tape) flush() {
+	out := t.p.Flush()
+	t.emitted = append(t.emitted, out...)
+	t.n.say("→ end of input (Flush): %s", describe(out))
+}
+
+// picture draws the run so far.
+func (t *tape) picture() {
+	t.n.picture(kit.Timeline{WindowSize: t.size, Gap: t.gap, Lateness: t.lateness,
+		Events: t.events, Watermark: t.p.Watermark(), Results: t.emitted, Late: t.p.Late()})
+}
+
+// describe renders what a call emitted.
+func describe(rs []kit.Result) string {
+	if len(rs) == 0 {
+		return "emits nothing"
+	}
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = r.String()
+	}
+	return "emits " + strings.Join(parts, ", ")
+}
+
+// held renders what a downstream that sums Count and Sum per (Key, Start,
+// End) holds after rs: the changelog applied.
+func held(rs []kit.Result) string {
+	type row struct {
+		key        string
+		start, end int64
+	}
+	sums := map[row]kit.Result{}
+	for _, r := range rs {
+		k := row{r.Key, r.Start, r.End}
+		s := sums[k]
+		sums[k] = kit.Result{Key: r.Key, Start: r.Start, End: r.End, Count: s.Count + r.Count, Sum: s.Sum + r.Sum}
+	}
+	var out []kit.Result
+	for _, r := range sums {
+		if r.Count != 0 {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return "(nothing)"
+	}
+	kit.SortResults(out)
+	parts := make([]string, len(out))
+	for i, r := range out {
+		parts[i] = r.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ev is a demo event.
+func ev(id, key string, ts, value int64) kit.Event {
+	return kit.Event{ID: id, Key: key, TS: ts, Value: value}
+}
+
+// sameResults compares two result lists as multisets in (End, Start, Key)
+// order.
+func sameResults(a, b []kit.Result) bool {
+	return slices.Equal(kit.SortResults(slices.Clone(a)), kit.SortResults(slices.Clone(b)))
+}
