@@ -117,7 +117,9 @@ var ErrNoGo = errors.New("go is not on PATH: de runs `go test`; install Go 1.26 
 
 // Args returns the go command line Run uses, without "go" itself.
 func (o Options) Args() []string {
-	args := []string{"test", "-json", "-tags", o.Tags}
+	// -trimpath keeps the build independent of where the course sits, so
+	// copies of it (scratch checks, a second clone) share the build cache.
+	args := []string{"test", "-json", "-trimpath", "-tags", o.Tags}
 	if o.Race {
 		args = append(args, "-race")
 	}
