@@ -64,10 +64,16 @@ Examples:
    de test                 run stages 01..current against your lab/, current first
    de test --solution      the same against the reference (also LAB_MODULE=solution)
    de hint                 reveal the next hint of the current stage
-   de list                 every stage with its state`,
+   de list                 every stage with its state
+   de demo FLK-BYO/03      watch the reference handle a late correction, step by step
+   de watch                re-run the tests each time you save a file in lab/ (h: hint, q: quit)
+   de reset                the current stage's skeleton back; your files go to .de/backup/
+   de solution FLK-BYO/01  the reference files of a stage you have passed
+   source <(de completion bash)   tab-complete commands and stages (also zsh, fish)`,
 		Writer:                io.Stdout,
 		ErrWriter:             io.Stderr,
 		HideVersion:           true,
+		EnableBashCompletion:  true,
 		CustomAppHelpTemplate: "",
 		ExitErrHandler:        func(*ucli.Context, error) {}, // Main prints errors and picks the code
 		Commands: []*ucli.Command{
@@ -76,6 +82,9 @@ Examples:
 			hintCommand(io),
 			listCommand(io),
 			checkCommand(io),
+			demoCommand(io),
+			gradeCommand(io),
+			watchCommand(io), resetCommand(io), solutionCommand(io), completionCommand(io),
 		},
 	}
 }
@@ -148,7 +157,7 @@ func checkCommandName(app *ucli.App, args []string) error {
 // that take a value carry it along; "--" ends flag hoisting.
 func hoistFlags(app *ucli.App, args []string) []string {
 	i := commandIndex(args)
-	if i < 0 {
+	if i < 0 || slices.Contains(args, "--generate-bash-completion") { // completion wants it last
 		return args
 	}
 	cmd := app.Command(args[i])

@@ -64,8 +64,10 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"solve":   cmdSolve,
-			"replace": cmdReplace,
+			"solve":     cmdSolve,
+			"replace":   cmdReplace,
+			"gradejson": cmdGradeJSON, "junitxml": cmdJUnitXML,
+			"await": cmdAwait,
 		},
 	})
 }

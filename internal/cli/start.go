@@ -12,9 +12,10 @@ import (
 
 func startCommand(io IO) *ucli.Command {
 	return &ucli.Command{
-		Name:      "start",
-		Usage:     "start a stage: copy its skeleton into lab/ (never overwriting a file) and show its card",
-		ArgsUsage: "FLK-BYO/NN",
+		Name:         "start",
+		Usage:        "start a stage: copy its skeleton into lab/ (never overwriting a file) and show its card",
+		ArgsUsage:    "FLK-BYO/NN",
+		BashComplete: completeStages,
 		Description: `Accepts FLK-BYO/02, FLK-BYO/02-keyed-partitioning, 02, 2 or keyed-partitioning.
 A stage can be started once every earlier stage has passed de test; --force starts it anyway.
 Files already in lab/ are kept as they are.`,
@@ -68,7 +69,7 @@ func (e *env) start(args []string, force bool) error {
 
 	s := e.style
 	e.printf("%s\n\n", s.Bold(fmt.Sprintf("%s · %s", st.Ref(), st.Title)))
-	e.printf("%s\n", strings.TrimSpace(card.Body))
+	e.printf("%s\n", e.markdown(strings.TrimSpace(card.Body)))
 	e.printf("\n%s\n", s.Bold("Your files"))
 	for _, f := range copied.Created {
 		e.printf("  %s %s\n", s.Green("created"), f)

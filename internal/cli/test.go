@@ -60,16 +60,29 @@ type testRun struct {
 }
 
 func (e *env) test(ctx context.Context, o testOptions) error {
-	tags, err := e.tags(o.solution)
+	run, upTo, err := e.runTests(ctx, o)
 	if err != nil {
 		return err
+	}
+	if !e.report(run, upTo) {
+		return &exitError{code: 1}
+	}
+	return e.recordPassed(run)
+}
+
+// runTests runs go test on the stages o names, without printing a report:
+// `de test` and `de watch` share it. It returns the run and its last stage.
+func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.Stage, error) {
+	tags, err := e.tags(o.solution)
+	if err != nil {
+		return nil, catalog.Stage{}, err
 	}
 	upTo, err := e.testTarget(o.stage, tags)
 	if err != nil {
-		return err
+		return nil, upTo, err
 	}
 	if tags == "lab" && !course.HasLab(e.root) {
-		return fmt.Errorf("no lab/ folder yet: run de start %s first", e.cat.Stages[0].Ref())
+		return nil, upTo, fmt.Errorf("no lab/ folder yet: run de start %s first", e.cat.Stages[0].Ref())
 	}
 	run := &testRun{tags: tags}
 	for _, st := range slices.Backward(e.cat.Stages[:upTo.Number]) {
@@ -87,19 +100,21 @@ func (e *env) test(ctx context.Context, o testOptions) error {
 	run.result, err = gotest.Run(ctx, opts)
 	live.done()
 	if err != nil {
-		return err
+		return nil, upTo, err
 	}
-	ok := e.report(run, upTo)
-	if !ok {
-		return &exitError{code: 1}
+	return run, upTo, nil
+}
+
+// recordPassed records every stage of a run that passed against lab/ in
+// the progress file; call it only when the whole run passed.
+func (e *env) recordPassed(run *testRun) error {
+	if run.tags != "lab" {
+		return nil
 	}
-	if tags == "lab" {
-		for _, st := range run.stages {
-			e.prog.Passed[st.ID()] = true
-		}
-		return e.prog.Save(e.root)
+	for _, st := range run.stages {
+		e.prog.Passed[st.ID()] = true
 	}
-	return nil
+	return e.prog.Save(e.root)
 }
 
 // tags picks the build tag: the reference with --solution or

@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/jstemmer/go-junit-report/v2/junit"
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/flk-byo/course/internal/grade"
+)
+
+// cmdGradeJSON checks that FILE is a valid `de grade --format json` report
+// (strict: no unknown fields, nothing after the object, totals that add
+// up) and prints a digest a script can match line by line:
+//
+//	status fail
+//	points 400/500
+//	stage 05-2pc fail 0/100 tests 0/9
+//	tampered stages/03-lateness/refire_test.go modified 03-lateness
+//	test TestX 05-2pc fail 0/11
+//
+// Usage: gradejson FILE
+func cmdGradeJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gradejson FILE")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r grade.Report
+	if err := dec.Decode(&r); err != nil {
+		ts.Fatalf("%s is not a valid grade report: %v", args[0], err)
+	}
+	if dec.More() {
+		ts.Fatalf("%s has data after the report", args[0])
+	}
+	if r.Version != grade.SchemaVersion {
+		ts.Fatalf("version %d, want %d", r.Version, grade.SchemaVersion)
+	}
+	points, maxPoints := 0, 0
+	for _, s := range r.Stages {
+		sp, sm, passed, total := 0, 0, 0, 0
+		for _, t := range r.Tests {
+			if t.Stage != s.Stage {
+				continue
+			}
+			if t.TaskID != s.TaskID {
+				ts.Fatalf("test %s has task_id %d in stage %s (task_id %d)", t.Name, t.TaskID, s.Stage, s.TaskID)
+			}
+			sp += t.Points
+			sm += t.MaxPoints
+			total++
+			if t.Status == grade.Pass {
+				passed++
+			}
+		}
+		if sp != s.Points || sm != s.MaxPoints || passed != s.TestsPassed || total != s.TestsTotal {
+			ts.Fatalf("stage %s totals %d/%d points %d/%d tests do not add up to its tests' %d/%d, %d/%d", s.Stage, s.Points, s.MaxPoints, s.TestsPassed, s.TestsTotal, sp, sm, passed, total)
+		}
+		points += s.Points
+		maxPoints += s.MaxPoints
+	}
+	if points != r.Points || maxPoints != r.MaxPoints {
+		ts.Fatalf("report totals %d/%d do not add up to its stages' %d/%d", r.Points, r.MaxPoints, points, maxPoints)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "status %s\npoints %d/%d\n", r.Status, r.Points, r.MaxPoints)
+	for _, s := range r.Stages {
+		fmt.Fprintf(&b, "stage %s %s %d/%d tests %d/%d\n", s.Stage, s.Status, s.Points, s.MaxPoints, s.TestsPassed, s.TestsTotal)
+	}
+	for _, c := range r.Tampered {
+		fmt.Fprintf(&b, "tampered %s %s %s\n", c.Path, c.Change, c.Stage)
+	}
+	for _, t := range r.Tests {
+		fmt.Fprintf(&b, "test %s %s %s %d/%d\n", t.Name, t.Stage, t.Status, t.Points, t.MaxPoints)
+	}
+	ts.Stdout().Write([]byte(b.String()))
+}
+
+// cmdJUnitXML checks that FILE is well-formed JUnit XML whose counts add up,
+// and prints "suites N tests N failures N errors N".
+//
+// Usage: junitxml FILE
+func cmdJUnitXML(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: junitxml FILE")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	var suites junit.Testsuites
+	if err := xml.Unmarshal(data, &suites); err != nil {
+		ts.Fatalf("%s is not valid JUnit XML: %v", args[0], err)
+	}
+	tests, failures, errors := 0, 0, 0
+	for _, s := range suites.Suites {
+		if len(s.Testcases) != s.Tests {
+			ts.Fatalf("suite %s says %d tests, has %d", s.Name, s.Tests, len(s.Testcases))
+		}
+		for _, c := range s.Testcases {
+			if c.Failure != nil {
+				failures++
+			}
+			if c.Error != nil {
+				errors++
+			}
+		}
+		tests += len(s.Testcases)
+	}
+	if tests != suites.Tests || failures != suites.Failures || errors != suites.Errors {
+		ts.Fatalf("testsuites totals (%d tests, %d failures, %d errors) do not match its suites (%d, %d, %d)", suites.Tests, suites.Failures, suites.Errors, tests, failures, errors)
+	}
+	fmt.Fprintf(ts.Stdout(), "suites %d tests %d failures %d errors %d\n", len(suites.Suites), tests, failures, errors)
+}

@@ -1,0 +1,263 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/flk-byo/course/internal/catalog"
+	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/gotest"
+	"github.com/flk-byo/course/internal/watch"
+)
+
+// stdin is where de reads keys (de watch) and answers (de reset). IO has
+// no reader of its own, so tests of those commands run the real binary
+// with a stdin file, or call the functions that take a reader.
+var stdin io.Reader = os.Stdin
+
+func watchCommand(io IO) *ucli.Command {
+	return &ucli.Command{
+		Name:  "watch",
+		Usage: "re-run the current stage's tests whenever a file in lab/ changes",
+		Description: `The first run shows the full de test report; after that each run shows only the tests
+that changed (now passing, now failing) and the summary line. A compile error, a hung
+test or a crash always shows the full report.
+
+Keys (type the letter, then Enter): h shows the next hint, q quits. Ctrl-C also quits.
+
+Changes are seen through file-system events; where those do not work (network
+folders, some containers and VMs) use --poll, which checks file sizes and times
+every --poll-interval.`,
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "poll", Usage: "check lab/ on an interval instead of using file-system events"},
+			&ucli.DurationFlag{Name: "poll-interval", Value: 500 * time.Millisecond, Usage: "how often --poll checks lab/"},
+			&ucli.DurationFlag{Name: "debounce", Value: 200 * time.Millisecond, Usage: "wait this long after the last change before re-running"},
+			&ucli.DurationFlag{Name: "timeout", Value: 60 * time.Second, Usage: "time allowed per stage before the running test is reported as hung"},
+			&ucli.BoolFlag{Name: "race", Value: true, Usage: "build with the race detector (needs cgo); --race=false to turn off"},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.Args().Present() {
+				return fmt.Errorf("de watch takes no arguments; it watches the current stage (de start picks it)")
+			}
+			e, err := loadEnv(io)
+			if err != nil {
+				return err
+			}
+			if _, err := e.current(); err != nil {
+				return err
+			}
+			if !course.HasLab(e.root) {
+				return fmt.Errorf("no lab/ folder yet: run de start %s first", e.cat.Stages[0].Ref())
+			}
+			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt)
+			defer stop()
+			lab := filepath.Join(e.root, course.LabDir)
+			var src watch.Source
+			if c.Bool("poll") {
+				src, err = watch.Poll(lab, c.Duration("poll-interval"))
+			} else {
+				src, err = watch.Notify(lab)
+			}
+			if err != nil {
+				return err
+			}
+			defer src.Close()
+			changes := watch.Debounce(src.Changes(), c.Duration("debounce"), time.After)
+			o := testOptions{timeout: c.Duration("timeout"), race: c.Bool("race")}
+			run := func(ctx context.Context) (*testRun, catalog.Stage, error) { return e.runTests(ctx, o) }
+			return e.watch(ctx, run, changes, readKeys(stdin))
+		},
+	}
+}
+
+// readKeys sends each line read from r, trimmed, until r ends; then it
+// closes the channel. Keys are whole lines so a script can drive de watch.
+func readKeys(r io.Reader) <-chan string {
+	keys := make(chan string)
+	go func() {
+		defer close(keys)
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			keys <- strings.ToLower(strings.TrimSpace(sc.Text()))
+		}
+	}()
+	return keys
+}
+
+// runFunc runs the current stage's tests once, without printing a report.
+type runFunc func(context.Context) (*testRun, catalog.Stage, error)
+
+// watch runs the tests, then again after every batch of changes, until
+// ctx ends or q is read from keys. It prints the full report the first
+// time and after a run that could not report per test; otherwise only
+// what changed.
+func (e *env) watch(ctx context.Context, run runFunc, changes <-chan []string, keys <-chan string) error {
+	s := e.style
+	prev, err := e.watchRun(ctx, run, nil)
+	if err != nil {
+		return err
+	}
+	e.printf("\n%s\n", s.Dim("watching lab/ for changes · h + Enter: next hint · q + Enter: quit"))
+	for {
+		select {
+		case <-ctx.Done():
+			e.printf("stopped watching\n")
+			return nil
+		case names, ok := <-changes:
+			if !ok {
+				return fmt.Errorf("stopped watching lab/: the file watcher ended (try de watch --poll)")
+			}
+			e.printf("\n%s %s\n", s.Cyan(strings.Join(prefixAll("lab/", names), ", ")), "changed: re-running the tests …")
+			next, err := e.watchRun(ctx, run, prev)
+			if ctx.Err() != nil {
+				e.printf("stopped watching\n")
+				return nil
+			}
+			if err != nil {
+				fmt.Fprintf(e.Stderr, "%s%v (still watching)\n", s.Red("de: "), err)
+				continue
+			}
+			prev = next
+		case k, ok := <-keys:
+			if !ok {
+				keys = nil // stdin ended: keep watching until Ctrl-C
+				continue
+			}
+			switch k {
+			case "":
+			case "h", "hint":
+				e.printf("\n")
+				if err := e.hint(); err != nil {
+					fmt.Fprintf(e.Stderr, "%s%v\n", s.Red("de: "), err)
+				}
+			case "q", "quit", "exit":
+				e.printf("stopped watching\n")
+				return nil
+			default:
+				e.printf("%s\n", s.Dim(fmt.Sprintf("unknown key %q: h + Enter shows the next hint, q + Enter quits", k)))
+			}
+		}
+	}
+}
+
+// watchRun runs the tests once and prints either the full report (when
+// prev is nil, or the run has problems no per-test line shows) or what
+// changed since prev. It returns the outcomes to compare the next run
+// with: nil after a run with such problems, so the next is shown in full.
+func (e *env) watchRun(ctx context.Context, run runFunc, prev map[string]watch.Outcome) (map[string]watch.Outcome, error) {
+	r, target, err := run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cur, whole := outcomes(r)
+	var ok bool
+	if prev == nil || !whole {
+		ok = e.report(r, target)
+	} else {
+		ok = e.reportChanges(r, target, watch.Diff(prev, cur))
+	}
+	if ok {
+		if err := e.recordPassed(r); err != nil {
+			return nil, err
+		}
+	}
+	if !whole {
+		return nil, nil
+	}
+	return cur, nil
+}
+
+// outcomes returns every test's outcome in a run, keyed "FLK-BYO/01
+// TestName", and whether the run reported per test at all (it compiled,
+// did not crash or hang, and the go command raised no errors).
+func outcomes(r *testRun) (map[string]watch.Outcome, bool) {
+	m := map[string]watch.Outcome{}
+	whole := len(r.result.Errors) == 0
+	for _, st := range r.stages {
+		pkg := r.result.Package(st.Package())
+		if pkg == nil || pkg.BuildError != "" || pkg.Crash != "" || pkg.TimedOut != "" {
+			whole = false
+			continue
+		}
+		for _, t := range pkg.Tests {
+			o := watch.Other
+			switch t.Status {
+			case gotest.Pass:
+				o = watch.Passed
+			case gotest.Fail:
+				o = watch.Failed
+			}
+			m[st.Ref()+" "+t.Name] = o
+		}
+	}
+	return m, whole
+}
+
+// reportChanges prints the tests whose outcome changed and the summary
+// line, and reports whether everything passed.
+func (e *env) reportChanges(r *testRun, target catalog.Stage, changes []watch.Change) bool {
+	s := e.style
+	tests := map[string]struct {
+		st catalog.Stage
+		t  gotest.Test
+	}{}
+	passed, total := 0, 0
+	for _, st := range r.stages {
+		pkg := r.result.Package(st.Package())
+		for _, t := range pkg.Tests {
+			tests[st.Ref()+" "+t.Name] = struct {
+				st catalog.Stage
+				t  gotest.Test
+			}{st, t}
+			total++
+			if t.Status == gotest.Pass {
+				passed++
+			}
+		}
+	}
+	if len(changes) == 0 {
+		e.printf("  %s\n", s.Dim("no test changed since the last run"))
+	}
+	for _, c := range changes {
+		switch {
+		case c.To == watch.Passed:
+			e.printf("  %s %s %s\n", s.Green("✓"), c.Test, s.Green("now passes"))
+		case c.To == watch.Failed:
+			x := tests[c.Test]
+			e.printf("  %s %s %s\n", s.Red("✗"), s.Bold(c.Test), s.Red("now fails"))
+			if x.t.NotImplemented != "" {
+				e.printf("      %s %s\n", s.Yellow("not implemented yet:"), x.t.NotImplemented)
+			} else {
+				e.printf("%s\n", indent(strings.Join(limitLines(x.t.Output, 40), "\n"), "      "))
+			}
+			e.printf("      %s %s\n", s.Dim("re-run:"), s.Cyan(rerun(r.tags, x.t.Name, x.st)))
+		default:
+			e.printf("  %s %s %s\n", s.Yellow("-"), c.Test, s.Dim("no longer runs (skipped or removed)"))
+		}
+	}
+	allOK := passed == total
+	summary := fmt.Sprintf("stage %d of %d — %d/%d passed (%s, your lab/)", target.Number, len(e.cat.Stages), passed, total, stageRange(r.stages))
+	if allOK {
+		e.printf("%s\n%s\n", s.Green(s.Bold(summary)), e.nextStep(target))
+	} else {
+		e.printf("%s\n", s.Red(s.Bold(summary)))
+	}
+	return allOK
+}
+
+func prefixAll(prefix string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	return out
+}

@@ -1,0 +1,294 @@
+// Package grade scores a student's course tree for an instructor: it runs
+// the suites of the graded stages against lab/ with `go test -json`, gives
+// each test its share of its stage's points (partial credit), checks the
+// tree against the pristine course files the running `de` was built with
+// (tamper evidence: no credit for a stage whose tests, bind files, kit or
+// suite helpers were changed), and renders the result as text, JSON (a
+// schema modelled on Exercism's test-runner results, documented in
+// docs/GRADING.md), JUnit XML or a markdown summary.
+package grade
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/flk-byo/course/internal/catalog"
+	"github.com/flk-byo/course/internal/gotest"
+)
+
+// SchemaVersion is the version of the JSON report's schema.
+const SchemaVersion = 1
+
+// Status is the outcome of a test, a stage or a whole grading run.
+type Status string
+
+// The outcomes. Error means there is no trustworthy result: the suite did
+// not compile or run, or its files were changed.
+const (
+	Pass  Status = "pass"
+	Fail  Status = "fail"
+	Error Status = "error"
+)
+
+// Report is the result of grading one tree. Its JSON form is the schema
+// documented in docs/GRADING.md.
+type Report struct {
+	Version int    `json:"version"`
+	Status  Status `json:"status"`
+	Message string `json:"message,omitempty"`
+	Course  string `json:"course"`
+	// DeVersion is the module version of the de that graded (its course
+	// version, e.g. "v1.2.0"; "(devel)" for a de built from a checkout).
+	DeVersion string        `json:"de_version,omitempty"`
+	Points    int           `json:"points"`
+	MaxPoints int           `json:"max_points"`
+	Score     float64       `json:"score"` // percent of MaxPoints, one decimal
+	Tampered  []FileChange  `json:"tampered"`
+	Stages    []StageResult `json:"stages"`
+	Tests     []TestResult  `json:"tests"`
+}
+
+// StageResult is one graded stage.
+type StageResult struct {
+	TaskID      int    `json:"task_id"` // the stage number
+	Stage       string `json:"stage"`   // the stage ID, "03-lateness"
+	Ref         string `json:"ref"`     // "FLK-BYO/03"
+	Title       string `json:"title"`
+	Status      Status `json:"status"`
+	Message     string `json:"message,omitempty"`
+	Points      int    `json:"points"`
+	MaxPoints   int    `json:"max_points"`
+	TestsPassed int    `json:"tests_passed"`
+	TestsTotal  int    `json:"tests_total"`
+}
+
+// TestResult is one test of a graded stage.
+type TestResult struct {
+	Name      string  `json:"name"`
+	Status    Status  `json:"status"`
+	Message   string  `json:"message,omitempty"`
+	TaskID    int     `json:"task_id"`
+	Stage     string  `json:"stage"`
+	Points    int     `json:"points"`
+	MaxPoints int     `json:"max_points"`
+	Certifies string  `json:"certifies,omitempty"`
+	Duration  float64 `json:"duration_seconds"`
+}
+
+// Options describe one grading run.
+type Options struct {
+	Root     string           // the student's course root
+	Catalog  *catalog.Catalog // the pristine catalogue: stages, points, the tests each suite must report
+	Stages   []catalog.Stage  // the stages to grade
+	Pristine fs.FS            // the pristine files (the root package's Pristine)
+	Race     bool             // build with the race detector
+	Timeout  time.Duration    // per stage
+	OnTest   func(pkg string, t gotest.Test)
+}
+
+// Run grades the tree. It returns an error only when grading itself could
+// not happen (go missing, an unreadable tree); a student's failing,
+// non-compiling or tampered-with stage is part of the report.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	changes, err := Verify(o.Root, o.Pristine)
+	if err != nil {
+		return nil, err
+	}
+	opts := gotest.Options{
+		Dir: o.Root, Tags: "lab", Race: o.Race, Timeout: o.Timeout, OnTest: o.OnTest,
+		// A go.work or vendor/ folder in the student's tree could swap the
+		// code the suites link; grade the module as go.mod describes it.
+		Env: []string{"GOWORK=off", "GOFLAGS=" + strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=readonly")},
+	}
+	for _, st := range o.Stages {
+		opts.Packages = append(opts.Packages, st.Package())
+	}
+	res, err := gotest.Run(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return Build(o.Catalog, o.Stages, changes, res)
+}
+
+// Build scores the stages from a go test result and the tree's changes.
+func Build(cat *catalog.Catalog, stages []catalog.Stage, changes []FileChange, res *gotest.Result) (*Report, error) {
+	r := &Report{Version: SchemaVersion, Course: catalog.Course, Tampered: changes, Stages: []StageResult{}, Tests: []TestResult{}}
+	if r.Tampered == nil {
+		r.Tampered = []FileChange{}
+	}
+	for _, st := range stages {
+		docs, err := cat.Tests(st)
+		if err != nil {
+			return nil, err
+		}
+		sr, tests := gradeStage(st, docs, changes, res)
+		r.Stages = append(r.Stages, sr)
+		r.Tests = append(r.Tests, tests...)
+		r.Points += sr.Points
+		r.MaxPoints += sr.MaxPoints
+	}
+	if r.MaxPoints > 0 {
+		r.Score = float64(r.Points*1000/r.MaxPoints) / 10
+	}
+	r.Status, r.Message = summarize(r)
+	return r, nil
+}
+
+// Shares splits a stage's points between its n tests as equally as whole
+// points allow: the first points%n tests get one point more.
+func Shares(points, n int) []int {
+	shares := make([]int, n)
+	for i := range shares {
+		shares[i] = points / n
+		if i < points%n {
+			shares[i]++
+		}
+	}
+	return shares
+}
+
+func gradeStage(st catalog.Stage, docs []catalog.TestDoc, changes []FileChange, res *gotest.Result) (StageResult, []TestResult) {
+	sr := StageResult{TaskID: st.Number, Stage: st.ID(), Ref: st.Ref(), Title: st.Title, MaxPoints: st.Points, TestsTotal: len(docs)}
+	var tampered []string
+	for _, c := range changes {
+		if c.Affects(st.ID()) {
+			tampered = append(tampered, fmt.Sprintf("%s (%s)", c.Path, c.Change))
+		}
+	}
+	pkg := res.Package(st.Package())
+	var stageErr string
+	switch {
+	case len(tampered) > 0:
+		stageErr = "not credited: files its tests depend on differ from the course: " + strings.Join(tampered, ", ")
+	case len(docs) == 0:
+		stageErr = "the course has no tests for this stage"
+	case pkg == nil:
+		stageErr = "the suite did not run"
+		if len(res.Errors) > 0 {
+			stageErr += ": " + strings.Join(limit(res.Errors, 5), "; ")
+		}
+	case pkg.BuildError != "":
+		stageErr = "does not compile:\n" + strings.Join(limit(strings.Split(pkg.BuildError, "\n"), 20), "\n")
+	}
+	shares := Shares(st.Points, max(len(docs), 1))
+	var tests []TestResult
+	for i, d := range docs {
+		tr := TestResult{Name: d.Name, TaskID: st.Number, Stage: st.ID(), MaxPoints: shares[i], Certifies: d.Certifies}
+		var t *gotest.Test
+		if pkg != nil {
+			if j := slices.IndexFunc(pkg.Tests, func(t gotest.Test) bool { return t.Name == d.Name }); j >= 0 {
+				t = &pkg.Tests[j]
+				tr.Duration = t.Elapsed.Seconds()
+			}
+		}
+		switch {
+		case len(tampered) > 0:
+			tr.Status, tr.Message = Error, stageErr
+			if t != nil {
+				tr.Message += fmt.Sprintf(" (the test itself: %s)", t.Status)
+			}
+		case stageErr != "":
+			tr.Status, tr.Message = Error, stageErr
+		case t == nil:
+			tr.Status, tr.Message = Error, "did not run"
+			switch {
+			case pkg.TimedOut != "":
+				tr.Message += ": " + pkg.TimedOut
+			case pkg.Crash != "":
+				tr.Message += ": the test binary failed outside any test:\n" + strings.Join(limit(strings.Split(pkg.Crash, "\n"), 20), "\n")
+			}
+		case t.Status == gotest.Pass:
+			tr.Status, tr.Points = Pass, shares[i]
+			sr.TestsPassed++
+		case t.Status == gotest.Skip:
+			tr.Status, tr.Message = Fail, "skipped: a skipped test earns no credit"
+		case t.Hung:
+			tr.Status, tr.Message = Fail, "hung: still running when the stage "+pkg.TimedOut
+		case t.NotImplemented != "":
+			tr.Status, tr.Message = Fail, gotest.NotImplemented+t.NotImplemented
+		default:
+			tr.Status, tr.Message = Fail, strings.Join(limit(t.Output, 40), "\n")
+			if tr.Message == "" {
+				tr.Message = "failed"
+			}
+		}
+		sr.Points += tr.Points
+		tests = append(tests, tr)
+	}
+	switch {
+	case stageErr != "" || slices.ContainsFunc(tests, func(t TestResult) bool { return t.Status == Error }):
+		sr.Status = Error
+		sr.Message = stageErr
+		if sr.Message == "" {
+			sr.Message = "some tests did not run"
+		}
+	case sr.TestsPassed < len(docs):
+		sr.Status = Fail
+		sr.Message = fmt.Sprintf("%d of %d tests failed", len(docs)-sr.TestsPassed, len(docs))
+	default:
+		sr.Status = Pass
+	}
+	return sr, tests
+}
+
+// summarize gives the run's status and message: error when some stage has
+// no trustworthy result, fail when some test failed, pass otherwise.
+func summarize(r *Report) (Status, string) {
+	var errs, fails []string
+	for _, s := range r.Stages {
+		switch s.Status {
+		case Error:
+			msg, _, _ := strings.Cut(s.Message, "\n")
+			errs = append(errs, fmt.Sprintf("%s: %s", s.Ref, msg))
+		case Fail:
+			fails = append(fails, fmt.Sprintf("%s: %s", s.Ref, s.Message))
+		}
+	}
+	switch {
+	case len(r.Stages) == 0:
+		return Error, "no stage was graded"
+	case len(errs) > 0:
+		return Error, strings.Join(append(errs, fails...), "; ")
+	case len(fails) > 0:
+		return Fail, strings.Join(fails, "; ")
+	}
+	return Pass, ""
+}
+
+func limit(lines []string, n int) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	return append(slices.Clone(lines[:n]), fmt.Sprintf("… %d more lines", len(lines)-n))
+}
+
+// MinPoints turns a --min-score value into points out of maxPoints:
+// "100%" or "80%" is a share of maxPoints (rounded up), "350" a number of
+// points. An empty value means everything: maxPoints.
+func MinPoints(value string, maxPoints int) (int, error) {
+	v := strings.TrimSpace(value)
+	if v == "" {
+		return maxPoints, nil
+	}
+	if pct, ok := strings.CutSuffix(v, "%"); ok {
+		var p float64
+		if _, err := fmt.Sscanf(pct, "%g", &p); err != nil || p < 0 || p > 100 || strings.TrimSpace(pct) != pct {
+			return 0, fmt.Errorf("--min-score %q: a percentage must be between 0%% and 100%%, e.g. 80%%", value)
+		}
+		need := int(p * float64(maxPoints) / 100)
+		if float64(need)*100 < p*float64(maxPoints) {
+			need++
+		}
+		return need, nil
+	}
+	var n int
+	if _, err := fmt.Sscanf(v, "%d", &n); err != nil || n < 0 || fmt.Sprint(n) != v {
+		return 0, fmt.Errorf("--min-score %q: give points (e.g. 350) or a percentage of the graded points (e.g. 80%%)", value)
+	}
+	return n, nil
+}

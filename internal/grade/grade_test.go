@@ -1,0 +1,339 @@
+package grade
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/jstemmer/go-junit-report/v2/junit"
+
+	course "github.com/flk-byo/course"
+	"github.com/flk-byo/course/internal/catalog"
+	"github.com/flk-byo/course/internal/gotest"
+	"github.com/flk-byo/course/stages"
+)
+
+func TestShares(t *testing.T) {
+	for _, tc := range []struct {
+		points, n int
+		want      []int
+	}{
+		{100, 4, []int{25, 25, 25, 25}},
+		{100, 7, []int{15, 15, 14, 14, 14, 14, 14}},
+		{100, 1, []int{100}},
+		{2, 3, []int{1, 1, 0}},
+	} {
+		got := Shares(tc.points, tc.n)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Shares(%d, %d) = %v, want %v", tc.points, tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestMinPoints(t *testing.T) {
+	for _, tc := range []struct {
+		value   string
+		max     int
+		want    int
+		wantErr bool
+	}{
+		{"", 500, 500, false},
+		{"100%", 500, 500, false},
+		{"80%", 500, 400, false},
+		{"33%", 100, 33, false},
+		{"33.5%", 100, 34, false},
+		{"0%", 500, 0, false},
+		{"350", 500, 350, false},
+		{"0", 500, 0, false},
+		{"120%", 500, 0, true},
+		{"-1", 500, 0, true},
+		{"lots", 500, 0, true},
+		{"3.5", 500, 0, true},
+	} {
+		got, err := MinPoints(tc.value, tc.max)
+		if (err != nil) != tc.wantErr || got != tc.want {
+			t.Errorf("MinPoints(%q, %d) = %d, %v; want %d, error %v", tc.value, tc.max, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+func TestVerify(t *testing.T) {
+	pristine := fstest.MapFS{
+		"go.mod":                       {Data: []byte("module x\n")},
+		"kit/event.go":                 {Data: []byte("package kit\n")},
+		"kit/kit_test.go":              {Data: []byte("package kit\n")},
+		"stages/01-a/a_test.go":        {Data: []byte("package a\n")},
+		"stages/01-a/bind_lab_test.go": {Data: []byte("package a\n")},
+		"stages/02-b/b_test.go":        {Data: []byte("package b\n")},
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(root string)
+		want []string // "path change stage"
+	}{
+		{"pristine", func(string) {}, nil},
+		{"CRLF checkout is not a change", func(root string) {
+			write(t, root, "stages/01-a/a_test.go", "package a\r\n")
+		}, nil},
+		{"modified test", func(root string) {
+			write(t, root, "stages/01-a/a_test.go", "package a // edited\n")
+		}, []string{"stages/01-a/a_test.go modified 01-a"}},
+		{"missing bind file", func(root string) {
+			os.Remove(filepath.Join(root, "stages/01-a/bind_lab_test.go"))
+		}, []string{"stages/01-a/bind_lab_test.go missing 01-a"}},
+		{"added file in a stage and in kit", func(root string) {
+			write(t, root, "stages/02-b/zz_test.go", "package b\n")
+			write(t, root, "kit/cheat.go", "package kit\n")
+		}, []string{"kit/cheat.go added ", "stages/02-b/zz_test.go added 02-b"}},
+		{"ignored: kit tests, non-build files, _ and . files", func(root string) {
+			write(t, root, "kit/kit_test.go", "package kit // edited\n")
+			write(t, root, "kit/extra_test.go", "package kit\n")
+			write(t, root, "stages/01-a/notes.md", "notes\n")
+			write(t, root, "stages/01-a/_x.go", "package a\n")
+		}, nil},
+		{"go.mod", func(root string) {
+			write(t, root, "go.mod", "module x\nreplace y => ./y\n")
+		}, []string{"go.mod modified "}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			for p, f := range pristine {
+				write(t, root, p, string(f.Data))
+			}
+			tc.edit(root)
+			changes, err := Verify(root, pristine)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range changes {
+				got = append(got, string(c.Path)+" "+string(c.Change)+" "+c.Stage)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("changes = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func write(t *testing.T, root, p, data string) {
+	t.Helper()
+	file := filepath.Join(root, filepath.FromSlash(p))
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPristineMatchesTheCourse proves the embedded files are this tree's
+// and cover every course package a suite links: a suite that starts
+// importing a new internal package fails here until Pristine embeds it.
+func TestPristineMatchesTheCourse(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, err := Verify(root, course.Pristine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range changes {
+		t.Errorf("%s %s: the tree differs from the embedded course files", c.Path, c.Change)
+	}
+	manifest, err := Manifest(course.Pristine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]bool{}
+	for p := range manifest {
+		dirs[path.Dir(p)] = true
+	}
+	const module = "github.com/flk-byo/course/"
+	fset := token.NewFileSet()
+	for p := range manifest {
+		if !strings.HasSuffix(p, ".go") {
+			continue
+		}
+		src, _ := fs.ReadFile(course.Pristine, p)
+		f, err := parser.ParseFile(fset, p, src, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			ip, _ := strconv.Unquote(imp.Path.Value)
+			dir, ok := strings.CutPrefix(ip, module)
+			if !ok || dir == "lab" || dir == "solutions" {
+				continue
+			}
+			if !dirs[dir] {
+				t.Errorf("%s imports %s, whose files Pristine does not embed", p, ip)
+			}
+		}
+	}
+	if !dirs["stages/01-windows"] || manifest["go.mod"] == "" {
+		t.Errorf("Pristine lacks the stage suites or go.mod")
+	}
+}
+
+func TestBuild(t *testing.T) {
+	cat, err := catalog.Load(stages.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st1, st2 := cat.Stages[0], cat.Stages[1]
+	docs1, _ := cat.Tests(st1)
+	docs2, _ := cat.Tests(st2)
+	allPass := func(st catalog.Stage, docs []catalog.TestDoc) *gotest.Package {
+		p := &gotest.Package{ImportPath: "github.com/flk-byo/course/" + st.Dir()}
+		for _, d := range docs {
+			p.Tests = append(p.Tests, gotest.Test{Name: d.Name, Status: gotest.Pass})
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name       string
+		pkgs       func() []*gotest.Package
+		changes    []FileChange
+		status     Status
+		points     int
+		stageState []Status
+	}{
+		{"all pass", func() []*gotest.Package { return []*gotest.Package{allPass(st1, docs1), allPass(st2, docs2)} }, nil, Pass, 200, []Status{Pass, Pass}},
+		{"one failure is partial credit", func() []*gotest.Package {
+			p := allPass(st2, docs2)
+			p.Tests[0].Status, p.Tests[0].Output = gotest.Fail, []string{"want 3, got 4"}
+			return []*gotest.Package{allPass(st1, docs1), p}
+		}, nil, Fail, 200 - Shares(100, len(docs2))[0], []Status{Pass, Fail}},
+		{"a test that did not report earns nothing", func() []*gotest.Package {
+			p := allPass(st2, docs2)
+			p.Tests = p.Tests[1:]
+			return []*gotest.Package{allPass(st1, docs1), p}
+		}, nil, Error, 200 - Shares(100, len(docs2))[0], []Status{Pass, Error}},
+		{"skip earns nothing", func() []*gotest.Package {
+			p := allPass(st1, docs1)
+			p.Tests[0].Status = gotest.Skip
+			return []*gotest.Package{p, allPass(st2, docs2)}
+		}, nil, Fail, 200 - Shares(100, len(docs1))[0], []Status{Fail, Pass}},
+		{"build error", func() []*gotest.Package {
+			return []*gotest.Package{{ImportPath: "x/" + st1.Dir(), BuildError: "lab/windows.go:3: syntax error"}, allPass(st2, docs2)}
+		}, nil, Error, 100, []Status{Error, Pass}},
+		{"stage not run", func() []*gotest.Package { return []*gotest.Package{allPass(st2, docs2)} }, nil, Error, 100, []Status{Error, Pass}},
+		{"tampered stage", func() []*gotest.Package { return []*gotest.Package{allPass(st1, docs1), allPass(st2, docs2)} },
+			[]FileChange{{Path: st2.Dir() + "/x_test.go", Change: Modified, Stage: st2.ID()}}, Error, 100, []Status{Pass, Error}},
+		{"tampered kit", func() []*gotest.Package { return []*gotest.Package{allPass(st1, docs1), allPass(st2, docs2)} },
+			[]FileChange{{Path: "kit/cheat.go", Change: Added}}, Error, 0, []Status{Error, Error}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Build(cat, []catalog.Stage{st1, st2}, tc.changes, &gotest.Result{Packages: tc.pkgs()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != tc.status || r.Points != tc.points || r.MaxPoints != 200 {
+				t.Errorf("status %s, %d/%d points; want %s, %d/200 (message %q)", r.Status, r.Points, r.MaxPoints, tc.status, tc.points, r.Message)
+			}
+			for i, s := range r.Stages {
+				if s.Status != tc.stageState[i] {
+					t.Errorf("stage %s: %s, want %s (%s)", s.Stage, s.Status, tc.stageState[i], s.Message)
+				}
+			}
+			if len(r.Tests) != len(docs1)+len(docs2) {
+				t.Errorf("%d tests, want %d", len(r.Tests), len(docs1)+len(docs2))
+			}
+			if r.Status != Pass && r.Message == "" {
+				t.Error("no message for a run that did not pass")
+			}
+			assertRenders(t, r)
+		})
+	}
+}
+
+// assertRenders checks the report's JSON round-trips and its JUnit XML
+// parses with counts that match.
+func assertRenders(t *testing.T, r *Report) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	dec := json.NewDecoder(&buf)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&back); err != nil {
+		t.Fatalf("JSON does not decode: %v", err)
+	}
+	if back.Points != r.Points || len(back.Tests) != len(r.Tests) {
+		t.Errorf("JSON round trip lost data")
+	}
+	buf.Reset()
+	if err := WriteJUnit(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	var suites junit.Testsuites
+	if err := xml.Unmarshal(buf.Bytes(), &suites); err != nil {
+		t.Fatalf("JUnit XML does not parse: %v", err)
+	}
+	failed := 0
+	for _, tr := range r.Tests {
+		if tr.Status != Pass {
+			failed++
+		}
+	}
+	if suites.Tests != len(r.Tests) || suites.Failures+suites.Errors != failed || len(suites.Suites) != len(r.Stages) {
+		t.Errorf("JUnit: %d tests, %d failures, %d errors in %d suites; want %d tests, %d not passed, %d suites",
+			suites.Tests, suites.Failures, suites.Errors, len(suites.Suites), len(r.Tests), failed, len(r.Stages))
+	}
+	md := Markdown(r, r.MaxPoints)
+	if !strings.Contains(md, "| stage | status | points | tests passed |") {
+		t.Errorf("markdown summary has no stage table:\n%s", md)
+	}
+}
+
+// TestClassroomWorkflowGradesEveryStage keeps .github/workflows/classroom.yml
+// in step with the catalogue: one grading step per ready stage, worth its
+// points, each reported to Classroom.
+func TestClassroomWorkflowGradesEveryStage(t *testing.T) {
+	data, err := os.ReadFile("../../.github/workflows/classroom.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf := string(data)
+	cat, err := catalog.Load(stages.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range cat.Stages {
+		if !st.Ready {
+			continue
+		}
+		n := st.ID()[:2]
+		step := "id: stage-" + n + "\n"
+		i := strings.Index(wf, step)
+		if i < 0 {
+			t.Errorf("no grading step with %q for %s", strings.TrimSpace(step), st.Ref())
+			continue
+		}
+		body, _, _ := strings.Cut(wf[i:], "\n\n")
+		body += "\n"
+		for _, want := range []string{"/tmp/de grade --stage " + n + "\n", "max-score: " + strconv.Itoa(st.Points) + "\n", "GOTOOLCHAIN=local"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("grading step for %s lacks %q", st.Ref(), strings.TrimSpace(want))
+			}
+		}
+		if !strings.Contains(wf, "STAGE-"+n+"_RESULTS: \"${{steps.stage-"+n+".outputs.result}}\"") {
+			t.Errorf("the reporter does not collect stage-%s", n)
+		}
+	}
+}

@@ -1,0 +1,149 @@
+package grade
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Change is how a graded file differs from the pristine course.
+type Change string
+
+// The ways a file can differ.
+const (
+	Modified Change = "modified" // present, with other contents
+	Missing  Change = "missing"  // in the course, not in the student's tree
+	Added    Change = "added"    // compiled into a suite, but not part of the course
+)
+
+// FileChange is one file of the student's tree that differs from the
+// pristine course.
+type FileChange struct {
+	Path   string `json:"path"`   // slash-separated, relative to the course root
+	Change Change `json:"change"` // modified, missing or added
+	// Stage is the ID of the one stage the file belongs to
+	// ("03-lateness"); empty when it is shared (go.mod, kit, suite
+	// helpers) and so affects every stage.
+	Stage string `json:"stage,omitempty"`
+	Want  string `json:"sha256,omitempty"`       // the pristine file's SHA-256
+	Got   string `json:"found_sha256,omitempty"` // the student's file's SHA-256
+}
+
+// Affects reports whether the change withholds credit from the stage with
+// the given ID.
+func (c FileChange) Affects(stageID string) bool { return c.Stage == "" || c.Stage == stageID }
+
+// Manifest returns the SHA-256 (hex) of every graded file in pristine, by
+// slash-separated path: go.mod and every file the go tool compiles into a
+// stage's test binary (kit's and the helpers' own tests are left out). Contents are hashed with CRLF line endings turned
+// into LF, so a checkout on Windows (git autocrlf) matches.
+func Manifest(pristine fs.FS) (map[string]string, error) {
+	m := map[string]string{}
+	err := fs.WalkDir(pristine, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || (p != "go.mod" && !compiled(p)) {
+			return err
+		}
+		data, err := fs.ReadFile(pristine, p)
+		if err != nil {
+			return err
+		}
+		m[p] = hashOf(data)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pristine course files: %w", err)
+	}
+	return m, nil
+}
+
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")))
+	return hex.EncodeToString(sum[:])
+}
+
+// Verify compares the student's tree at root with the pristine files and
+// returns every difference, sorted by path: pristine files that were
+// modified or removed, and files added where they would be compiled into a
+// suite (a stage folder, kit/, internal/suite/, internal/windowtest/). An
+// added _test.go file in kit or a helper is ignored: go test never compiles
+// a dependency's tests.
+func Verify(root string, pristine fs.FS) ([]FileChange, error) {
+	manifest, err := Manifest(pristine)
+	if err != nil {
+		return nil, err
+	}
+	var changes []FileChange
+	dirs := map[string]bool{}
+	for p, want := range manifest {
+		dirs[path.Dir(p)] = true
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			changes = append(changes, FileChange{Path: p, Change: Missing, Stage: stageOf(p), Want: want})
+		case err != nil:
+			return nil, fmt.Errorf("check %s: %w", p, err)
+		default:
+			if got := hashOf(data); got != want {
+				changes = append(changes, FileChange{Path: p, Change: Modified, Stage: stageOf(p), Want: want, Got: got})
+			}
+		}
+	}
+	for dir := range dirs {
+		if dir == "." {
+			continue
+		}
+		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // its files are all reported missing
+		}
+		if err != nil {
+			return nil, fmt.Errorf("check %s: %w", dir, err)
+		}
+		for _, e := range entries {
+			p := dir + "/" + e.Name()
+			if _, ok := manifest[p]; ok || e.IsDir() || !compiled(p) {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+			if err != nil {
+				return nil, fmt.Errorf("check %s: %w", p, err)
+			}
+			changes = append(changes, FileChange{Path: p, Change: Added, Stage: stageOf(p), Got: hashOf(data)})
+		}
+	}
+	slices.SortFunc(changes, func(a, b FileChange) int { return strings.Compare(a.Path, b.Path) })
+	return changes, nil
+}
+
+// buildExts are the file name extensions the go tool compiles or links
+// into a package.
+var buildExts = []string{".go", ".s", ".S", ".sx", ".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".m", ".f", ".F", ".for", ".f90", ".syso", ".swig", ".swigcxx"}
+
+// compiled reports whether the go tool would build the file into the
+// stage suites: a build file, not ignored (leading _ or .), and for the
+// shared packages not a test file.
+func compiled(p string) bool {
+	base := path.Base(p)
+	if strings.HasPrefix(base, "_") || strings.HasPrefix(base, ".") || !slices.Contains(buildExts, path.Ext(base)) {
+		return false
+	}
+	return stageOf(p) != "" || !strings.HasSuffix(base, "_test.go")
+}
+
+// stageOf returns the stage ID of a file in a stage folder
+// ("stages/03-lateness/x_test.go" → "03-lateness"), or "" for a shared file.
+func stageOf(p string) string {
+	parts := strings.Split(p, "/")
+	if len(parts) == 3 && parts[0] == "stages" {
+		return parts[1]
+	}
+	return ""
+}
