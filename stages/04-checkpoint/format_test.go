@@ -69,7 +69,7 @@ func TestEqualStateGivesEqualBytes(t *testing.T) {
 				t.Errorf("Two processors given the same %d calls gave different snapshots:\n%s\n"+
 					"Equal state must give equal bytes, or no one can tell two savepoints apart, diff them or dedup\n"+
 					"them. Go randomises map iteration order: sort the seen IDs, the windows and the keys before\n"+
-					"writing them.", i+1, byteDiff(a, b))
+					"writing them.", i+1, suite.ByteDiff(a, b))
 				return
 			}
 		}
@@ -86,7 +86,7 @@ func TestEqualStateGivesEqualBytes(t *testing.T) {
 					t.Errorf("After %d calls, Snapshot() of RestoreProcessor(snapshot) differs from the snapshot:\n%s\n"+
 						"A restored processor is in the same state as the one snapshotted, so its snapshot is the same\n"+
 						"bytes. A difference means the restore lost or changed something, or the encoding depends on\n"+
-						"map order.", i, byteDiff(snap, again))
+						"map order.", i, suite.ByteDiff(snap, again))
 					return
 				}
 			}
@@ -116,7 +116,7 @@ func TestEqualStateGivesEqualBytes(t *testing.T) {
 				"different snapshots:\n%s\nBoth processors have the same watermark, the same windows with the same\n"+
 				"counts and sums, and the same seen IDs: equal state, so equal bytes. Write everything in a canonical\n"+
 				"order (sorted), never in arrival or map order.\nfirst order:  %s\nsecond order: %s",
-				byteDiff(snaps[0], snaps[1]), windowtest.FmtEvents(orders[0]), windowtest.FmtEvents(orders[1]))
+				suite.ByteDiff(snaps[0], snaps[1]), windowtest.FmtEvents(orders[0]), windowtest.FmtEvents(orders[1]))
 		}
 	})
 }
@@ -262,13 +262,13 @@ func FuzzRestoreProcessor(f *testing.F) {
 		p, err, panicked := tryRestore(data)
 		switch {
 		case panicked != "":
-			t.Fatalf("RestoreProcessor panicked: %v\nIt must return an error, not panic.\n%s", panicked, hexHead(data))
+			t.Fatalf("RestoreProcessor panicked: %v\nIt must return an error, not panic.\n%s", panicked, suite.HexHead(data))
 		case err != nil && p != nil:
 			t.Fatalf("RestoreProcessor returned an error (%v) and a processor; on error, return nil", err)
 		case err != nil:
 			return
 		case p == nil:
-			t.Fatalf("RestoreProcessor returned neither a processor nor an error\n%s", hexHead(data))
+			t.Fatalf("RestoreProcessor returned neither a processor nor an error\n%s", suite.HexHead(data))
 		}
 		// Accepted: the result must be a working processor whose snapshot
 		// restores to the same bytes.
@@ -276,7 +276,7 @@ func FuzzRestoreProcessor(f *testing.F) {
 		again := snapshotOf(t, restoreOf(t, snap))
 		if !bytes.Equal(snap, again) {
 			t.Fatalf("a processor restored from this input snapshots to bytes that restore and snapshot differently:\n%s\n%s",
-				byteDiff(snap, again), hexHead(data))
+				suite.ByteDiff(snap, again), suite.HexHead(data))
 		}
 		p.Process(ev("fuzz", "k", 0, 1))
 		p.Flush()

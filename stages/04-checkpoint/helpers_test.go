@@ -72,42 +72,16 @@ func expectRestoreError(t testing.TB, what string, input []byte, why string) err
 	case panicked != "":
 		t.Errorf("RestoreProcessor(%s) panicked: %v\nIt must return an error, not panic: a snapshot comes from a file that may be\n"+
 			"truncated, corrupted or not a snapshot at all, and a job that crashes while recovering never recovers.\n"+
-			"Check every length against the bytes left before slicing.\n%s", what, panicked, hexHead(input))
+			"Check every length against the bytes left before slicing.\n%s", what, panicked, suite.HexHead(input))
 		return nil
 	case err == nil:
-		t.Errorf("RestoreProcessor(%s) returned a processor and no error; want an error: %s\n%s", what, why, hexHead(input))
+		t.Errorf("RestoreProcessor(%s) returned a processor and no error; want an error: %s\n%s", what, why, suite.HexHead(input))
 		return nil
 	case p != nil:
 		t.Errorf("RestoreProcessor(%s) returned the error %q AND a processor; on error, return nil: half-restored state\n"+
 			"must not be usable by mistake", what, err)
 	}
 	return err
-}
-
-// hexHead renders the first bytes of b in hex, for failure messages.
-func hexHead(b []byte) string {
-	if b == nil {
-		return "input: nil"
-	}
-	const show = 24
-	if len(b) <= show {
-		return fmt.Sprintf("input: %d bytes % x", len(b), b)
-	}
-	return fmt.Sprintf("input: %d bytes % x …", len(b), b[:show])
-}
-
-// byteDiff describes where a and b first differ, with the bytes around it.
-func byteDiff(a, b []byte) string {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	around := func(x []byte) string {
-		lo, hi := max(0, i-8), min(len(x), i+8)
-		return fmt.Sprintf("% x", x[lo:hi])
-	}
-	return fmt.Sprintf("lengths %d and %d; first difference at byte %d\n  first:  … %s …\n  second: … %s …",
-		len(a), len(b), i, around(a), around(b))
 }
 
 // op is one call on a Processor, serialisable so that a child process can

@@ -180,7 +180,7 @@ func TestSnapshotIsUnaffectedByLaterProcessing(t *testing.T) {
 				t.Errorf("The snapshot taken after call %d changed while the processor went on and took more snapshots:\n%s\n"+
 					"Snapshot must return bytes of their own: a fresh slice, not a buffer you reuse, not a view of live\n"+
 					"state. A snapshot is stored while processing continues; Flink's asynchronous snapshots copy (on\n"+
-					"write) for the same reason.", cut, byteDiff(kept, snap))
+					"write) for the same reason.", cut, suite.ByteDiff(kept, snap))
 				return
 			}
 		}

@@ -90,7 +90,7 @@ func FuzzRestoreParallelProcessor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, parallelism, maxParallelism int16) {
 		defer suite.Recover(t)
 		p, maxP := int(parallelism), int(maxParallelism)
-		call := fmt.Sprintf("RestoreParallelProcessor(<%s>, %d, %d)", hexHead(data), p, maxP)
+		call := fmt.Sprintf("RestoreParallelProcessor(<%s>, %d, %d)", suite.HexHead(data), p, maxP)
 		pp, err, panicked := tryRestore(data, p, maxP)
 		switch {
 		case panicked != "":
@@ -115,7 +115,7 @@ func FuzzRestoreParallelProcessor(f *testing.F) {
 				"and snapshot differently:\n%s\nA restored processor is in the same state as the one snapshotted, so its snapshot\n"+
 				"is the same bytes. A difference means the restore lost or changed something (a key group, a window, a\n"+
 				"seen ID, the watermark), or the encoding depends on map order: write the key groups in ascending order.",
-				call, p, byteDiff(snap, again))
+				call, p, suite.ByteDiff(snap, again))
 		}
 		restoreOf(t, snap, 1, maxP)
 		for i := range p {
@@ -126,31 +126,4 @@ func FuzzRestoreParallelProcessor(f *testing.F) {
 		pp.Flush()
 		pp.Late()
 	})
-}
-
-// hexHead renders the length and first bytes of b in hex, for failure
-// messages.
-func hexHead(b []byte) string {
-	if b == nil {
-		return "nil"
-	}
-	const show = 24
-	if len(b) <= show {
-		return fmt.Sprintf("%d bytes % x", len(b), b)
-	}
-	return fmt.Sprintf("%d bytes % x …", len(b), b[:show])
-}
-
-// byteDiff describes where a and b first differ, with the bytes around it.
-func byteDiff(a, b []byte) string {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	around := func(x []byte) string {
-		lo, hi := max(0, i-8), min(len(x), i+8)
-		return fmt.Sprintf("% x", x[lo:hi])
-	}
-	return fmt.Sprintf("lengths %d and %d; first difference at byte %d\n  first:  … %s …\n  second: … %s …",
-		len(a), len(b), i, around(a), around(b))
 }

@@ -4,7 +4,6 @@ package sessions
 
 import (
 	"bytes"
-	"fmt"
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
@@ -83,13 +82,13 @@ func FuzzRestoreSessionProcessor(f *testing.F) {
 		case panicked != "":
 			t.Fatalf("RestoreSessionProcessor(%s) panicked: %s\nIt must return an error, not panic: a snapshot comes from a file that\n"+
 				"may be truncated, corrupted or not a snapshot at all. Check every length against the bytes left before slicing.",
-				hexHead(data), panicked)
+				suite.HexHead(data), panicked)
 		case err != nil && s != nil:
-			t.Fatalf("RestoreSessionProcessor(%s) returned the error %q AND a processor; on error, return nil", hexHead(data), err)
+			t.Fatalf("RestoreSessionProcessor(%s) returned the error %q AND a processor; on error, return nil", suite.HexHead(data), err)
 		case err != nil:
 			return
 		case s == nil:
-			t.Fatalf("RestoreSessionProcessor(%s) returned neither a processor nor an error", hexHead(data))
+			t.Fatalf("RestoreSessionProcessor(%s) returned neither a processor nor an error", suite.HexHead(data))
 		}
 		// Accepted: the result must be a working processor whose snapshot
 		// restores to the same bytes.
@@ -99,38 +98,11 @@ func FuzzRestoreSessionProcessor(f *testing.F) {
 				"restore and snapshot differently:\n%s\nA restored processor is in the same state as the one snapshotted, so its\n"+
 				"snapshot is the same bytes. A difference means the restore lost or changed something (a session, what\n"+
 				"downstream holds of it, a seen ID, the watermark), or the encoding depends on map order.",
-				hexHead(data), byteDiff(snap, again))
+				suite.HexHead(data), suite.ByteDiff(snap, again))
 		}
 		s.Process(ev("fuzz", "k", 0, 1))
 		s.AdvanceWatermark(100)
 		s.Flush()
 		s.Late()
 	})
-}
-
-// hexHead renders the length and first bytes of b in hex, for failure
-// messages.
-func hexHead(b []byte) string {
-	if b == nil {
-		return "nil"
-	}
-	const show = 24
-	if len(b) <= show {
-		return fmt.Sprintf("%d bytes % x", len(b), b)
-	}
-	return fmt.Sprintf("%d bytes % x …", len(b), b[:show])
-}
-
-// byteDiff describes where a and b first differ, with the bytes around it.
-func byteDiff(a, b []byte) string {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	around := func(x []byte) string {
-		lo, hi := max(0, i-8), min(len(x), i+8)
-		return fmt.Sprintf("% x", x[lo:hi])
-	}
-	return fmt.Sprintf("lengths %d and %d; first difference at byte %d\n  first:  … %s …\n  second: … %s …",
-		len(a), len(b), i, around(a), around(b))
 }
