@@ -27,7 +27,10 @@ func TestMain(m *testing.M) {
 // TestScripts drives the real de binary through the scripts in
 // testdata/script, one behaviour a script, each in a fresh copy of the
 // course at $WORK/course (without lab/ or .de/, like a fresh clone).
-func TestScripts(t *testing.T) {
+func TestScripts(t *testing.T) { runScripts(t, "testdata/script") }
+
+// runScripts runs the testscript scripts in dir against the real de.
+func runScripts(t *testing.T, dir string) {
 	root, err := course.FindRoot(".")
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +44,7 @@ func TestScripts(t *testing.T) {
 		goEnv[k] = strings.TrimSpace(string(out))
 	}
 	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+		Dir:                 dir,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
