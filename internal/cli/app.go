@@ -85,6 +85,7 @@ Examples:
 			demoCommand(io),
 			gradeCommand(io),
 			watchCommand(io), resetCommand(io), solutionCommand(io), completionCommand(io),
+			benchCommand(io),
 		},
 	}
 }
