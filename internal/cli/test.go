@@ -326,7 +326,7 @@ func (l *liveLine) test(_ string, _ gotest.Test) {
 	defer l.mu.Unlock()
 	l.done_++
 	if l.on {
-		fmt.Fprintf(l.w, "\r\x1b[K%s %d tests done", l.prefix, l.done_)
+		fmt.Fprintf(l.w, "\r\x1b[K%s %s done", l.prefix, plural(l.done_, "test"))
 	}
 }
 
