@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -181,5 +182,28 @@ func TestDiffs(t *testing.T) {
 	}
 	if got := WindowStart(-1, 10); got != -10 {
 		t.Errorf("WindowStart(-1, 10) = %d, want -10", got)
+	}
+}
+
+func TestReplayRecordsEveryCall(t *testing.T) {
+	ops := []Op{ProcessOp(Ev("e1", "a", 5, 2)), AdvanceOp(9), ProcessOp(Ev("e2", "b", -1, 1)), FlushOp()}
+	tr := Replay(&echo{}, ops)
+	want := Trace{
+		Outs: [][]kit.Result{{Res("a", 5, 6, 1, 2)}, nil, nil, nil},
+		WMs:  []int64{5, 9, 9, math.MaxInt64},
+		Late: []kit.Event{Ev("e2", "b", -1, 1)},
+		WM:   math.MaxInt64,
+	}
+	if !reflect.DeepEqual(tr, want) {
+		t.Errorf("Replay = %+v, want %+v", tr, want)
+	}
+	if got := EventsOf(ops); len(got) != 2 || got[1].ID != "e2" {
+		t.Errorf("EventsOf = %v, want the two Process events", got)
+	}
+	if got := Emitted(tr.Outs); len(got) != 1 {
+		t.Errorf("Emitted = %v, want the one result", got)
+	}
+	if s := ops[1].String(); s != "AdvanceWatermark(9)" {
+		t.Errorf("String = %q", s)
 	}
 }

@@ -60,8 +60,8 @@ func TestEqualStateGivesEqualBytes(t *testing.T) {
 		ops := genOps(rnd, formatCfg, 100, 250)
 		p1, p2 := newProcessor(t, formatCfg), newProcessor(t, formatCfg)
 		for i, o := range ops {
-			apply(p1, o)
-			apply(p2, o)
+			o.Apply(p1)
+			o.Apply(p2)
 			if i%10 != 9 && i != len(ops)-1 {
 				continue
 			}
@@ -91,7 +91,7 @@ func TestEqualStateGivesEqualBytes(t *testing.T) {
 				}
 			}
 			if i < len(ops) {
-				apply(p, ops[i])
+				ops[i].Apply(p)
 			}
 		}
 	})

@@ -84,80 +84,16 @@ func expectRestoreError(t testing.TB, what string, input []byte, why string) err
 	return err
 }
 
-// op is one call on a Processor, serialisable so that a child process can
-// replay it.
-type op struct {
-	Kind  string    `json:"kind"` // "process", "advance" or "flush"
-	Event kit.Event `json:"event,omitzero"`
-	WM    int64     `json:"wm,omitzero"`
-}
+// The call sequences and traces of windowtest, under this suite's names.
+type (
+	op    = windowtest.Op
+	trace = windowtest.Trace
+)
 
-func processOp(e kit.Event) op { return op{Kind: "process", Event: e} }
-func advanceOp(wm int64) op    { return op{Kind: "advance", WM: wm} }
-func flushOp() op              { return op{Kind: "flush"} }
-
-// String renders the call, e.g. "Process(e7 a@1500=3)".
-func (o op) String() string {
-	switch o.Kind {
-	case "process":
-		return fmt.Sprintf("Process(%v)", o.Event)
-	case "advance":
-		return fmt.Sprintf("AdvanceWatermark(%d)", o.WM)
-	}
-	return "Flush()"
-}
-
-// apply makes the call o on p and returns its results.
-func apply(p *Processor, o op) []kit.Result {
-	switch o.Kind {
-	case "process":
-		return p.Process(o.Event)
-	case "advance":
-		return p.AdvanceWatermark(o.WM)
-	case "flush":
-		return p.Flush()
-	}
-	panic("unknown op kind " + o.Kind)
-}
-
-// trace is what a Processor did over a sequence of calls.
-type trace struct {
-	Outs [][]kit.Result `json:"outs"` // what each call returned
-	WMs  []int64        `json:"wms"`  // Watermark() after each call
-	Late []kit.Event    `json:"late"` // Late() at the end
-	WM   int64          `json:"wm"`   // Watermark() at the end
-}
-
-// runOps makes the calls ops on p, in order, and returns what it did.
-func runOps(p *Processor, ops []op) trace {
-	tr := trace{Outs: make([][]kit.Result, len(ops)), WMs: make([]int64, len(ops))}
-	for i, o := range ops {
-		tr.Outs[i] = apply(p, o)
-		tr.WMs[i] = p.Watermark()
-	}
-	tr.Late, tr.WM = p.Late(), p.Watermark()
-	return tr
-}
-
-// emitted returns every result of outs, in emission order.
-func emitted(outs [][]kit.Result) []kit.Result {
-	var all []kit.Result
-	for _, o := range outs {
-		all = append(all, o...)
-	}
-	return all
-}
-
-// eventsOf returns the events of the Process calls among ops.
-func eventsOf(ops []op) []kit.Event {
-	var evs []kit.Event
-	for _, o := range ops {
-		if o.Kind == "process" {
-			evs = append(evs, o.Event)
-		}
-	}
-	return evs
-}
+var (
+	processOp, advanceOp, flushOp = windowtest.ProcessOp, windowtest.AdvanceOp, windowtest.FlushOp
+	runOps, eventsOf, emitted     = windowtest.Replay, windowtest.EventsOf, windowtest.Emitted
+)
 
 // genOps returns a seeded call sequence for cfg: n random events, shuffled
 // with disorder up to bound (more than the delay, so that some events are

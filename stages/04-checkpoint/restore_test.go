@@ -60,7 +60,7 @@ func snapshotAtEveryCut(t *testing.T, cfg Config, ops []op, full trace) ([][]byt
 		if k == len(ops) {
 			break
 		}
-		out := apply(p, ops[k])
+		out := ops[k].Apply(p)
 		if !slices.Equal(out, full.Outs[k]) {
 			t.Errorf("Config %+v: with a Snapshot() before every call, call %d %v returned\n%s\nwithout snapshots it returned\n%s\n"+
 				"Taking a snapshot must not change the processor: the job keeps processing right after it.",

@@ -173,7 +173,7 @@ func TestSnapshotIsUnaffectedByLaterProcessing(t *testing.T) {
 			snap := snapshotOf(t, p)
 			kept := bytes.Clone(snap)
 			for _, o := range ops[cut:] {
-				apply(p, o)
+				o.Apply(p)
 				snapshotOf(t, p) // a job checkpoints again and again
 			}
 			if !bytes.Equal(snap, kept) {

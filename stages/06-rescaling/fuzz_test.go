@@ -43,7 +43,7 @@ func FuzzRestoreParallelProcessor(f *testing.F) {
 		pp := newParallel(f, ParallelConfig{Processor: fuzzCfg, Parallelism: c.p, MaxParallelism: c.maxP})
 		ops := genOps(kit.NewRand(uint64(i+1)), fuzzCfg, keyNames("k", 6), c.events, 200)
 		for _, o := range ops[:len(ops)-3] { // stop before Flush: windows still open
-			apply(pp, o)
+			o.Apply(pp)
 		}
 		snap := snapshotOf(f, pp)
 		seeds = append(seeds, seed{snap, c.maxP}, seed{snapshotOf(f, restoreOf(f, snap, 1, c.maxP)), c.maxP})

@@ -111,59 +111,16 @@ func tryRestore(snap []byte, p, maxP int) (pp *ParallelProcessor, err error, pan
 // share: a ParallelProcessor answers every call as one Processor would.
 type processor = windowtest.Processor
 
-// op is one call on a processor.
-type op struct {
-	kind  string // "process", "advance" or "flush"
-	event kit.Event
-	wm    int64
-}
+// The call sequences and traces of windowtest, under this suite's names.
+type (
+	op    = windowtest.Op
+	trace = windowtest.Trace
+)
 
-func processOp(e kit.Event) op { return op{kind: "process", event: e} }
-func advanceOp(wm int64) op    { return op{kind: "advance", wm: wm} }
-func flushOp() op              { return op{kind: "flush"} }
-
-// String renders the call, e.g. "Process(e7 k03@1500=3)".
-func (o op) String() string {
-	switch o.kind {
-	case "process":
-		return fmt.Sprintf("Process(%v)", o.event)
-	case "advance":
-		return fmt.Sprintf("AdvanceWatermark(%s)", kit.FormatWatermark(o.wm))
-	}
-	return "Flush()"
-}
-
-// apply makes the call o on p and returns its results.
-func apply(p processor, o op) []kit.Result {
-	switch o.kind {
-	case "process":
-		return p.Process(o.event)
-	case "advance":
-		return p.AdvanceWatermark(o.wm)
-	case "flush":
-		return p.Flush()
-	}
-	panic("unknown op kind " + o.kind)
-}
-
-// trace is what one Processor did over a sequence of calls: the oracle of
-// the parallel runs.
-type trace struct {
-	outs [][]kit.Result // what each call returned
-	wms  []int64        // Watermark() after each call
-	late []kit.Event    // Late() at the end
-}
-
-// runOps makes the calls ops on p and returns what it did.
-func runOps(p processor, ops []op) trace {
-	tr := trace{outs: make([][]kit.Result, len(ops)), wms: make([]int64, len(ops))}
-	for i, o := range ops {
-		tr.outs[i] = apply(p, o)
-		tr.wms[i] = p.Watermark()
-	}
-	tr.late = p.Late()
-	return tr
-}
+var (
+	processOp, advanceOp, flushOp = windowtest.ProcessOp, windowtest.AdvanceOp, windowtest.FlushOp
+	runOps, eventsOf              = windowtest.Replay, windowtest.EventsOf
+)
 
 // singleRun returns what one stage-01 Processor for cfg does with ops: the
 // unscaled run that every parallel run must equal.
@@ -193,17 +150,6 @@ func genOps(r *rand.Rand, cfg Config, keys []string, n int, bound int64) []op {
 	ops = append(ops, processOp(events[r.IntN(len(events))]))
 	ops = append(ops, processOp(windowtest.Ev("after-end", keys[0], maxTS, 1)))
 	return ops
-}
-
-// eventsOf returns the events of the Process calls among ops.
-func eventsOf(ops []op) []kit.Event {
-	var evs []kit.Event
-	for _, o := range ops {
-		if o.kind == "process" {
-			evs = append(evs, o.event)
-		}
-	}
-	return evs
 }
 
 // watermarkOrNone returns p.Watermark(), or math.MinInt64 if it panics.

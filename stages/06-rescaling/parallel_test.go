@@ -124,25 +124,25 @@ func TestParallelResultsEqualSingleProcessor(t *testing.T) {
 					pp := newParallel(t, ParallelConfig{Processor: pc.cfg, Parallelism: p, MaxParallelism: maxP})
 					var emitted []kit.Result
 					for k, o := range ops {
-						got := apply(pp, o)
+						got := o.Apply(pp)
 						emitted = append(emitted, got...)
-						if !slices.Equal(got, want.outs[k]) {
+						if !slices.Equal(got, want.Outs[k]) {
 							t.Errorf("Config %+v, maxParallelism %d, parallelism %d: call %d of %d, %v, returned\n%s\none Processor returned\n%s\n%s\n\n%s",
-								pc.cfg, maxP, p, k+1, len(ops), o, windowtest.FmtResults(got), windowtest.FmtResults(want.outs[k]),
-								parallelHint(got, want.outs[k], maxP, p), callTimeline(pc.cfg, ops[:k+1], emitted, pp, got, want.outs[k]))
+								pc.cfg, maxP, p, k+1, len(ops), o, windowtest.FmtResults(got), windowtest.FmtResults(want.Outs[k]),
+								parallelHint(got, want.Outs[k], maxP, p), callTimeline(pc.cfg, ops[:k+1], emitted, pp, got, want.Outs[k]))
 							return
 						}
-						if wm := pp.Watermark(); wm != want.wms[k] {
+						if wm := pp.Watermark(); wm != want.WMs[k] {
 							t.Errorf("Config %+v, maxParallelism %d, parallelism %d: after call %d, %v, Watermark() = %s; one Processor's is %s.\n"+
 								"The stream has one watermark: max timestamp − delay over ALL subtasks' events, raised by AdvanceWatermark.",
-								pc.cfg, maxP, p, k+1, o, kit.FormatWatermark(wm), kit.FormatWatermark(want.wms[k]))
+								pc.cfg, maxP, p, k+1, o, kit.FormatWatermark(wm), kit.FormatWatermark(want.WMs[k]))
 							return
 						}
 					}
-					if late := pp.Late(); !slices.Equal(late, want.late) {
+					if late := pp.Late(); !slices.Equal(late, want.Late) {
 						t.Errorf("Config %+v, maxParallelism %d, parallelism %d: Late() = %s\none Processor's: %s\n"+
 							"The side output is the late events of every subtask, each once, in arrival order.",
-							pc.cfg, maxP, p, windowtest.FmtEvents(late), windowtest.FmtEvents(want.late))
+							pc.cfg, maxP, p, windowtest.FmtEvents(late), windowtest.FmtEvents(want.Late))
 					}
 				})
 			}

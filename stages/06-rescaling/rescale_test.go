@@ -104,7 +104,7 @@ func (r *rescaleRun) check(t *testing.T, want trace) bool {
 		// the run: the restored job repeats these calls.
 		old := pp
 		for k := to; k < min(to+3, len(r.ops)); k++ {
-			if !slices.Equal(apply(old, r.ops[k]), want.outs[k]) {
+			if !slices.Equal(r.ops[k].Apply(old), want.Outs[k]) {
 				t.Errorf("%s\nAfter Snapshot(), the processor at parallelism %d went on with call %d, %v, and returned something else than\n"+
 					"one Processor: taking a snapshot must not change the processor.", r.plan(), p, k+1, r.ops[k])
 				return false
@@ -114,7 +114,7 @@ func (r *rescaleRun) check(t *testing.T, want trace) bool {
 		pp = restoreOf(t, snap, next, r.maxP)
 		wantWM := int64(math.MinInt64) // before any call
 		if to > 0 {
-			wantWM = want.wms[to-1]
+			wantWM = want.WMs[to-1]
 		}
 		if wm := pp.Watermark(); wm != wantWM {
 			t.Errorf("%s\nRestored at parallelism %d after call %d, Watermark() = %s, want %s (the snapshotted processor's).\n"+
@@ -125,10 +125,10 @@ func (r *rescaleRun) check(t *testing.T, want trace) bool {
 		from = to
 	}
 	late := append(slices.Clone(r.late), pp.Late()...)
-	if !slices.Equal(late, want.late) {
+	if !slices.Equal(late, want.Late) {
 		t.Errorf("%s\nLate() over the whole run (before each snapshot, then the restored processor's): %s\none Processor's: %s\n"+
 			"Late events are judged against the restored watermark, and a redelivered late ID is a no-op after a rescale too.",
-			r.plan(), windowtest.FmtEvents(late), windowtest.FmtEvents(want.late))
+			r.plan(), windowtest.FmtEvents(late), windowtest.FmtEvents(want.Late))
 		return false
 	}
 	return true
@@ -137,9 +137,9 @@ func (r *rescaleRun) check(t *testing.T, want trace) bool {
 // call makes call k on pp (of segment seg) and checks it against want.
 func (r *rescaleRun) call(t *testing.T, pp *ParallelProcessor, k int, want trace, seg int) bool {
 	t.Helper()
-	got := apply(pp, r.ops[k])
+	got := r.ops[k].Apply(pp)
 	r.emitted = append(r.emitted, got...)
-	if slices.Equal(got, want.outs[k]) {
+	if slices.Equal(got, want.Outs[k]) {
 		return true
 	}
 	where := fmt.Sprintf("before any rescale, at parallelism %d (see TestParallelResultsEqualSingleProcessor)", r.ps[0])
@@ -147,8 +147,8 @@ func (r *rescaleRun) call(t *testing.T, pp *ParallelProcessor, k int, want trace
 		where = fmt.Sprintf("after the restore at parallelism %d (snapshot after call %d)", r.ps[seg], r.cuts[seg-1])
 	}
 	t.Errorf("%s\nCall %d, %v, %s returned\n%s\none Processor returned\n%s\n%s\n\n%s",
-		r.plan(), k+1, r.ops[k], where, windowtest.FmtResults(got), windowtest.FmtResults(want.outs[k]),
-		r.hint(got, want.outs[k], seg), r.timeline(pp, k, got, want.outs[k]))
+		r.plan(), k+1, r.ops[k], where, windowtest.FmtResults(got), windowtest.FmtResults(want.Outs[k]),
+		r.hint(got, want.Outs[k], seg), r.timeline(pp, k, got, want.Outs[k]))
 	return false
 }
 
@@ -214,7 +214,7 @@ func (r *rescaleRun) timeline(pp *ParallelProcessor, k int, got, want []kit.Resu
 		if slices.Contains(r.cuts, i) && !slices.Contains(marks, fmt.Sprintf("after arrival %d", arrivals)) {
 			marks = append(marks, fmt.Sprintf("after arrival %d", arrivals))
 		}
-		if o.kind == "process" {
+		if o.Kind == "process" {
 			arrivals++
 		}
 	}
@@ -383,7 +383,7 @@ func TestRestoreRejectsCorruptSnapshot(t *testing.T) {
 	cfg := Config{WindowSize: 100, WatermarkDelay: 30, AllowedLateness: 100}
 	pp := newParallel(t, ParallelConfig{Processor: cfg, Parallelism: 3, MaxParallelism: maxP})
 	for _, o := range genOps(suite.Rand(t), cfg, keyNames("k", 6), 25, 200)[:20] {
-		apply(pp, o)
+		o.Apply(pp)
 	}
 	snap := snapshotOf(t, pp)
 	restoreOf(t, snap, 2, maxP)

@@ -16,50 +16,13 @@ import (
 	"github.com/flk-byo/course/kit"
 )
 
-// op is one call on a SessionProcessor.
-type op struct {
-	kind  string // "process", "advance" or "flush"
-	event kit.Event
-	wm    int64
-}
+// The call sequences and traces of windowtest, under this suite's names.
+type (
+	op    = windowtest.Op
+	trace = windowtest.Trace
+)
 
-func (o op) String() string {
-	switch o.kind {
-	case "process":
-		return fmt.Sprintf("Process(%v)", o.event)
-	case "advance":
-		return fmt.Sprintf("AdvanceWatermark(%d)", o.wm)
-	}
-	return "Flush()"
-}
-
-// apply makes the call o on s and returns its results.
-func (o op) apply(s *SessionProcessor) []kit.Result {
-	switch o.kind {
-	case "process":
-		return s.Process(o.event)
-	case "advance":
-		return s.AdvanceWatermark(o.wm)
-	}
-	return s.Flush()
-}
-
-// trace is what a SessionProcessor did over a sequence of calls.
-type trace struct {
-	outs [][]kit.Result // what each call returned
-	late []kit.Event    // Late() at the end
-	wm   int64          // Watermark() at the end
-}
-
-// runOps makes the calls ops on s, in order.
-func runOps(s *SessionProcessor, ops []op) trace {
-	tr := trace{outs: make([][]kit.Result, len(ops))}
-	for i, o := range ops {
-		tr.outs[i] = o.apply(s)
-	}
-	tr.late, tr.wm = s.Late(), s.Watermark()
-	return tr
-}
+var runOps = windowtest.Replay
 
 // genOps returns a seeded call sequence for cfg: n events over span,
 // shuffled with disorder bound and a tenth redelivered, with
@@ -73,15 +36,15 @@ func genOps(r *rand.Rand, n int, span, bound, lag int64) []op {
 	var ops []op
 	maxTS, next := int64(math.MinInt64), 1+r.IntN(6)
 	for _, e := range events {
-		ops = append(ops, op{kind: "process", event: e})
+		ops = append(ops, windowtest.ProcessOp(e))
 		maxTS = max(maxTS, e.TS)
 		if next--; next == 0 {
-			ops = append(ops, op{kind: "advance", wm: maxTS - lag})
+			ops = append(ops, windowtest.AdvanceOp(maxTS-lag))
 			next = 1 + r.IntN(6)
 		}
 	}
-	return append(ops, op{kind: "flush"}, op{kind: "process", event: events[r.IntN(len(events))]},
-		op{kind: "process", event: ev("after-end", "a", maxTS, 1)})
+	return append(ops, windowtest.FlushOp(), windowtest.ProcessOp(events[r.IntN(len(events))]),
+		windowtest.ProcessOp(ev("after-end", "a", maxTS, 1)))
 }
 
 // cutConfigs are the restore-and-continue runs: a config, the span of the
@@ -146,25 +109,25 @@ func TestRestoreAtEveryCutPointEqualsUninterruptedRun(t *testing.T) {
 						head, kit.FormatWatermark(wm), kit.FormatWatermark(wmAtCut))
 				}
 				cont := runOps(r, ops[k:])
-				for i, got := range cont.outs {
+				for i, got := range cont.Outs {
 					at := k + i
-					if want := full.outs[at]; !slices.Equal(got, want) {
+					if want := full.Outs[at]; !slices.Equal(got, want) {
 						t.Fatalf("%sAfter the restore, call %d %v returned\n%s\nthe uninterrupted run returned\n%s\n%s\n\n%s",
 							head, at+1, ops[at], windowtest.FmtResults(got), windowtest.FmtResults(want),
-							explainCut(ops, full, k, at, got, want), cutTimeline(cc.cfg, ops, full, k, at, cont.outs[:i+1]))
+							explainCut(ops, full, k, at, got, want), cutTimeline(cc.cfg, ops, full, k, at, cont.Outs[:i+1]))
 					}
 				}
-				if late := slices.Concat(lateAtCut, cont.late); !slices.Equal(late, full.late) {
+				if late := slices.Concat(lateAtCut, cont.Late); !slices.Equal(late, full.Late) {
 					t.Fatalf("%sLate() before the snapshot, then the restored processor's: %s\nthe uninterrupted run's: %s\n"+
 						"The side output is not state (a restored Late() starts empty), but every later late event must be caught:\n"+
 						"the seen IDs and the sessions decide which events are late.",
-						head, windowtest.FmtEvents(late), windowtest.FmtEvents(full.late))
+						head, windowtest.FmtEvents(late), windowtest.FmtEvents(full.Late))
 				}
-				if cont.wm != full.wm {
-					t.Fatalf("%sWatermark() at the end = %s, the uninterrupted run's = %s", head, kit.FormatWatermark(cont.wm), kit.FormatWatermark(full.wm))
+				if cont.WM != full.WM {
+					t.Fatalf("%sWatermark() at the end = %s, the uninterrupted run's = %s", head, kit.FormatWatermark(cont.WM), kit.FormatWatermark(full.WM))
 				}
 				if k < len(ops) {
-					ops[k].apply(s)
+					ops[k].Apply(s)
 				}
 			}
 		})
@@ -174,9 +137,9 @@ func TestRestoreAtEveryCutPointEqualsUninterruptedRun(t *testing.T) {
 // explainCut guesses which piece of state the snapshot lost, from how call
 // at went wrong after a restore at cut.
 func explainCut(ops []op, full trace, cut, at int, got, want []kit.Result) string {
-	if o := ops[at]; o.kind == "process" && len(want) == 0 &&
-		slices.ContainsFunc(ops[:at], func(x op) bool { return x.kind == "process" && x.event.ID == o.event.ID }) {
-		return o.event.ID + " was delivered before: its redelivery is a no-op. Seen IDs are state, late ones included."
+	if o := ops[at]; o.Kind == "process" && len(want) == 0 &&
+		slices.ContainsFunc(ops[:at], func(x op) bool { return x.Kind == "process" && x.Event.ID == o.Event.ID }) {
+		return o.Event.ID + " was delivered before: its redelivery is a no-op. Seen IDs are state, late ones included."
 	}
 	wantRet := slices.ContainsFunc(want, func(r kit.Result) bool { return r.Count < 0 })
 	gotRet := slices.ContainsFunc(got, func(r kit.Result) bool { return r.Count < 0 })
@@ -185,7 +148,7 @@ func explainCut(ops []op, full trace, cut, at int, got, want []kit.Result) strin
 			"each session (the results its next firing retracts) is state: without it a restored processor emits the\n" +
 			"merged session as if it were new, and downstream counts the old sessions' events twice."
 	}
-	prior := slices.Concat(full.outs[:cut]...)
+	prior := slices.Concat(full.Outs[:cut]...)
 	for _, g := range got {
 		if g.IsUpdate || slices.Contains(want, g) {
 			continue
@@ -202,30 +165,30 @@ func explainCut(ops []op, full trace, cut, at int, got, want []kit.Result) strin
 // cutTimeline draws the key of the first differing result of call at,
 // before the snapshot and after the restore up to that call.
 func cutTimeline(cfg SessionConfig, ops []op, full trace, cut, at int, contOuts [][]kit.Result) string {
-	rs := slices.Concat(full.outs[at], contOuts[len(contOuts)-1])
+	rs := slices.Concat(full.Outs[at], contOuts[len(contOuts)-1])
 	key := ""
 	if len(rs) > 0 {
 		key = rs[0].Key
-	} else if ops[at].kind == "process" {
-		key = ops[at].event.Key
+	} else if ops[at].Kind == "process" {
+		key = ops[at].Event.Key
 	}
 	var events []kit.Event
 	for _, o := range ops[:at+1] {
-		if o.kind == "process" && o.event.Key == key {
-			events = append(events, o.event)
+		if o.Kind == "process" && o.Event.Key == key {
+			events = append(events, o.Event)
 		}
 	}
 	var emitted []kit.Result
-	for _, r := range slices.Concat(slices.Concat(full.outs[:cut]...), slices.Concat(contOuts...)) {
+	for _, r := range slices.Concat(slices.Concat(full.Outs[:cut]...), slices.Concat(contOuts...)) {
 		if r.Key == key {
 			emitted = append(emitted, r)
 		}
 	}
 	wm := int64(math.MinInt64)
 	for _, o := range ops[:at+1] {
-		switch o.kind {
+		switch o.Kind {
 		case "advance":
-			wm = max(wm, o.wm)
+			wm = max(wm, o.WM)
 		case "flush":
 			wm = math.MaxInt64
 		}
@@ -246,7 +209,7 @@ func busySnapshot(t testing.TB, seed uint64) []byte {
 	s := newSessions(t, formatCfg)
 	ops := genOps(kit.NewRand(seed), 60, 3000, 300, 30)
 	for _, o := range ops[:len(ops)-3] { // stop before Flush: sessions still open
-		o.apply(s)
+		o.Apply(s)
 	}
 	return snapshotOf(t, s)
 }
@@ -411,7 +374,7 @@ func TestEqualSessionStateGivesEqualBytes(t *testing.T) {
 				}
 			}
 			if i < len(ops) {
-				ops[i].apply(s)
+				ops[i].Apply(s)
 			}
 		}
 	})

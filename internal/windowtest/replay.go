@@ -1,0 +1,90 @@
+package windowtest
+
+import (
+	"fmt"
+
+	"github.com/flk-byo/course/kit"
+)
+
+// Op is one call on a Processor: a Process, an AdvanceWatermark or a
+// Flush. It is plain data (and JSON), so that a test can generate a seeded
+// call sequence, replay it on several processors, cut it anywhere for a
+// snapshot, or hand it to a child process.
+type Op struct {
+	Kind  string    `json:"kind"` // "process", "advance" or "flush"
+	Event kit.Event `json:"event,omitzero"`
+	WM    int64     `json:"wm,omitzero"`
+}
+
+// ProcessOp returns the call Process(e).
+func ProcessOp(e kit.Event) Op { return Op{Kind: "process", Event: e} }
+
+// AdvanceOp returns the call AdvanceWatermark(wm).
+func AdvanceOp(wm int64) Op { return Op{Kind: "advance", WM: wm} }
+
+// FlushOp returns the call Flush().
+func FlushOp() Op { return Op{Kind: "flush"} }
+
+// String renders the call, e.g. "Process(e7 a@1500=3)".
+func (o Op) String() string {
+	switch o.Kind {
+	case "process":
+		return fmt.Sprintf("Process(%v)", o.Event)
+	case "advance":
+		return fmt.Sprintf("AdvanceWatermark(%s)", kit.FormatWatermark(o.WM))
+	}
+	return "Flush()"
+}
+
+// Apply makes the call on p and returns its results.
+func (o Op) Apply(p Processor) []kit.Result {
+	switch o.Kind {
+	case "process":
+		return p.Process(o.Event)
+	case "advance":
+		return p.AdvanceWatermark(o.WM)
+	case "flush":
+		return p.Flush()
+	}
+	panic("windowtest: unknown op kind " + o.Kind)
+}
+
+// Trace is what a Processor did over a sequence of calls: the oracle that
+// a restored, rescaled or differently built run must equal.
+type Trace struct {
+	Outs [][]kit.Result `json:"outs"` // what each call returned
+	WMs  []int64        `json:"wms"`  // Watermark() after each call
+	Late []kit.Event    `json:"late"` // Late() at the end
+	WM   int64          `json:"wm"`   // Watermark() at the end
+}
+
+// Replay makes the calls ops on p, in order, and returns what it did.
+func Replay(p Processor, ops []Op) Trace {
+	tr := Trace{Outs: make([][]kit.Result, len(ops)), WMs: make([]int64, len(ops))}
+	for i, o := range ops {
+		tr.Outs[i] = o.Apply(p)
+		tr.WMs[i] = p.Watermark()
+	}
+	tr.Late, tr.WM = p.Late(), p.Watermark()
+	return tr
+}
+
+// Emitted returns every result of outs, in emission order.
+func Emitted(outs [][]kit.Result) []kit.Result {
+	var all []kit.Result
+	for _, o := range outs {
+		all = append(all, o...)
+	}
+	return all
+}
+
+// EventsOf returns the events of the Process calls among ops.
+func EventsOf(ops []Op) []kit.Event {
+	var evs []kit.Event
+	for _, o := range ops {
+		if o.Kind == "process" {
+			evs = append(evs, o.Event)
+		}
+	}
+	return evs
+}
