@@ -208,15 +208,10 @@ func (e *env) report(run *testRun, target catalog.Stage) bool {
 			if cert != "" {
 				e.printf("      %s %s\n", s.Dim("certifies:"), cert)
 			}
-			switch {
-			case t.Hung:
+			if t.Hung {
 				e.printf("      %s\n", s.Red(fmt.Sprintf("hung: still running when the stage %s — look for a loop or a channel nobody closes", pkg.TimedOut)))
-			case t.NotImplemented != "":
-				e.printf("      %s %s\n", s.Yellow("not implemented yet:"), t.NotImplemented)
-			default:
-				e.printf("%s\n", indent(strings.Join(limitLines(t.Output, 40), "\n"), "      "))
 			}
-			e.printf("      %s %s\n", s.Dim("re-run:"), s.Cyan(rerun(run.tags, t.Name, st)))
+			e.printFailure(t, run.tags, st)
 		}
 		if pkg.Crash != "" {
 			allOK = false
@@ -248,6 +243,21 @@ func (e *env) report(run *testRun, target catalog.Stage) bool {
 		}
 	}
 	return allOK
+}
+
+// printFailure prints why a failed test failed (the skeleton's TODO, or
+// what it printed) and the command that re-runs it alone. de test and de
+// watch both show a failure this way.
+func (e *env) printFailure(t gotest.Test, tags string, st catalog.Stage) {
+	s := e.style
+	switch {
+	case t.Hung:
+	case t.NotImplemented != "":
+		e.printf("      %s %s\n", s.Yellow("not implemented yet:"), t.NotImplemented)
+	default:
+		e.printf("%s\n", indent(strings.Join(limitLines(t.Output, 40), "\n"), "      "))
+	}
+	e.printf("      %s %s\n", s.Dim("re-run:"), s.Cyan(rerun(tags, t.Name, st)))
 }
 
 func (e *env) nextStep(target catalog.Stage) string {

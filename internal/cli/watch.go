@@ -234,12 +234,7 @@ func (e *env) reportChanges(r *testRun, target catalog.Stage, changes []watch.Ch
 		case c.To == watch.Failed:
 			x := tests[c.Test]
 			e.printf("  %s %s %s\n", s.Red("✗"), s.Bold(c.Test), s.Red("now fails"))
-			if x.t.NotImplemented != "" {
-				e.printf("      %s %s\n", s.Yellow("not implemented yet:"), x.t.NotImplemented)
-			} else {
-				e.printf("%s\n", indent(strings.Join(limitLines(x.t.Output, 40), "\n"), "      "))
-			}
-			e.printf("      %s %s\n", s.Dim("re-run:"), s.Cyan(rerun(r.tags, x.t.Name, x.st)))
+			e.printFailure(x.t, r.tags, x.st)
 		default:
 			e.printf("  %s %s %s\n", s.Yellow("-"), c.Test, s.Dim("no longer runs (skipped or removed)"))
 		}

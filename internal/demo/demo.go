@@ -44,9 +44,6 @@ var demos = map[int]struct {
 // Has reports whether stage n (1-based) has a demo.
 func Has(n int) bool { _, ok := demos[n]; return ok }
 
-// Title returns the one-line summary of stage n's demo, "" if it has none.
-func Title(n int) string { return demos[n].title }
-
 // Run prints the demo of stage n (1-based) to o.Out.
 func Run(n int, o Options) error {
 	d, ok := demos[n]

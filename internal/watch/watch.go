@@ -293,12 +293,6 @@ type Change struct {
 	From, To Outcome
 }
 
-// Fixed reports whether the test went from not passing to passing.
-func (c Change) Fixed() bool { return c.To == Passed && c.From != Passed }
-
-// Broke reports whether the test went from passing to not passing.
-func (c Change) Broke() bool { return c.From == Passed && c.To != Passed }
-
 // Diff returns the tests whose outcome changed from prev to cur, sorted
 // by name. A test new in cur counts as changed from Other; a test gone
 // from cur as changed to Other.

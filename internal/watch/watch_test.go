@@ -44,9 +44,6 @@ func TestDiff(t *testing.T) {
 			assert.Equal(t, tc.want, Diff(tc.prev, tc.cur))
 		})
 	}
-	assert.True(t, Change{"a", Failed, Passed}.Fixed())
-	assert.True(t, Change{"a", Passed, Other}.Broke())
-	assert.False(t, Change{"a", Other, Failed}.Broke())
 }
 
 // fakeClock hands out timers the test fires by hand.
