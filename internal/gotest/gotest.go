@@ -74,7 +74,6 @@ type Package struct {
 	BuildError string // compile errors; when set, no test ran
 	TimedOut   string // go test's timeout message, when the binary timed out
 	Crash      string // package output when it failed for a reason no test shows
-	Cached     bool
 }
 
 // Passed counts the package's passed tests.
@@ -288,7 +287,6 @@ func collect(ex *testjson.Execution, patterns []string, h *handler) *Result {
 			!slices.ContainsFunc(p.Tests, func(t Test) bool { return t.Status == Fail }) {
 			p.Crash = strings.TrimSpace(pkgOut.String())
 		}
-		p.Cached = strings.Contains(pkgOut.String(), "(cached)")
 		byPath[path] = p
 	}
 	// Build errors of packages that never produced a test event.
