@@ -193,6 +193,16 @@ const (
 	crashEnv     = "FLK_2PC_CRASH" // "<step> <k>", or empty: run to the end
 )
 
+// isJobChild runs the child's side of a crash test (runJobChild) and
+// reports true when this process is that child, so the test returns at once.
+func isJobChild(t *testing.T) bool {
+	if suite.ChildRole() != jobChildRole {
+		return false
+	}
+	runJobChild(t)
+	return true
+}
+
 // runJobChild is the child's side: it runs the job of $FLK_2PC_SPEC in
 // $FLK_2PC_DIR and, if $FLK_2PC_CRASH says so, kills its own process with
 // SIGKILL (no deferred function, no flush, no goodbye: a crash) when OnStep

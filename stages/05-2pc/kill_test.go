@@ -23,8 +23,7 @@ import (
 // uninterrupted run in another Dir.
 func TestJobSurvivesCrashAtEveryStep(t *testing.T) {
 	defer suite.Recover(t)
-	if suite.ChildRole() == jobChildRole {
-		runJobChild(t)
+	if isJobChild(t) {
 		return
 	}
 	rnd := suite.Rand(t)
@@ -69,8 +68,7 @@ func TestJobSurvivesCrashAtEveryStep(t *testing.T) {
 // before, it must be aborted and replayed.
 func TestCrashBetweenPreCommitAndCommitLosesNothing(t *testing.T) {
 	defer suite.Recover(t)
-	if suite.ChildRole() == jobChildRole {
-		runJobChild(t)
+	if isJobChild(t) {
 		return
 	}
 	rnd := suite.Rand(t)
@@ -121,8 +119,7 @@ func TestCrashBetweenPreCommitAndCommitLosesNothing(t *testing.T) {
 // TestRestartReplaysFromCheckpointedOffset certifies that a job killed between checkpoints resumes the source from its last checkpoint's offset with the processor of that checkpoint, so no result is lost or duplicated.
 func TestRestartReplaysFromCheckpointedOffset(t *testing.T) {
 	defer suite.Recover(t)
-	if suite.ChildRole() == jobChildRole {
-		runJobChild(t)
+	if isJobChild(t) {
 		return
 	}
 	rnd := suite.Rand(t)
@@ -177,8 +174,7 @@ func TestRestartReplaysFromCheckpointedOffset(t *testing.T) {
 // TestJobSurvivesRepeatedCrashes certifies that a job killed with SIGKILL several times in a row, at seeded points, and then run to the end, commits exactly the output of an uninterrupted run.
 func TestJobSurvivesRepeatedCrashes(t *testing.T) {
 	defer suite.Recover(t)
-	if suite.ChildRole() == jobChildRole {
-		runJobChild(t)
+	if isJobChild(t) {
 		return
 	}
 	rnd := suite.Rand(t)
