@@ -1,13 +1,12 @@
 package solutions
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"maps"
 	"math"
-	"slices"
 )
 
 // A snapshot is a savepoint: bytes a person may keep for months, move to
@@ -89,22 +88,17 @@ func (p *Processor) Snapshot() ([]byte, error) {
 
 	buf = appendSeenIDs(buf, p.seen)
 
-	// p.ends is already in ascending order; only the keys need sorting.
-	buf = binary.AppendUvarint(buf, uint64(len(p.ends)))
-	var keys []string
-	for _, end := range p.ends {
-		w := p.windows[end]
+	// p.windows is already in ascending order of end; only the keys need
+	// sorting.
+	buf = binary.AppendUvarint(buf, uint64(len(p.windows)))
+	var sorted []keyTally
+	for _, w := range p.windows {
 		buf = binary.AppendVarint(buf, w.start)
 		buf = binary.AppendVarint(buf, w.end)
-		keys = keys[:0]
-		for k := range w.perKey {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		buf = binary.AppendUvarint(buf, uint64(len(keys)))
-		for _, k := range keys {
-			t := w.perKey[k]
-			buf = appendString(buf, k)
+		sorted = w.sortedTallies(sorted)
+		buf = binary.AppendUvarint(buf, uint64(len(sorted)))
+		for _, t := range sorted {
+			buf = appendString(buf, t.key)
 			buf = binary.AppendUvarint(buf, uint64(t.count))
 			buf = binary.AppendVarint(buf, t.sum)
 		}
@@ -121,8 +115,8 @@ func (p *Processor) Snapshot() ([]byte, error) {
 // appendSeenIDs appends the seen IDs as a count and the IDs in ascending
 // byte order: maps iterate in random order, and equal state must give equal
 // bytes.
-func appendSeenIDs(buf []byte, seen map[string]struct{}) []byte {
-	ids := slices.Sorted(maps.Keys(seen))
+func appendSeenIDs(buf []byte, seen idSet) []byte {
+	ids := seen.sorted()
 	buf = binary.AppendUvarint(buf, uint64(len(ids)))
 	for _, id := range ids {
 		buf = appendString(buf, id)
@@ -132,19 +126,19 @@ func appendSeenIDs(buf []byte, seen map[string]struct{}) []byte {
 
 // seenIDs reads what appendSeenIDs wrote, refusing IDs out of order (or
 // repeated): a decoder accepts only what the encoder writes.
-func (r *reader) seenIDs() (map[string]struct{}, error) {
+func (r *reader) seenIDs() (idSet, error) {
 	n := r.count()
-	seen := make(map[string]struct{}, n)
-	prev := ""
+	seen := newIDSet(n)
+	var prev []byte
 	for i := range n {
-		id := r.string()
+		id := r.bytes()
 		if r.err != nil {
-			return nil, r.err
+			return idSet{}, r.err
 		}
-		if i > 0 && id <= prev {
-			return nil, fmt.Errorf("seen ID %q is not after %q", id, prev)
+		if i > 0 && bytes.Compare(id, prev) <= 0 {
+			return idSet{}, fmt.Errorf("seen ID %q is not after %q", id, prev)
 		}
-		seen[id] = struct{}{}
+		seen.addBytes(id)
 		prev = id
 	}
 	return seen, nil
@@ -242,7 +236,7 @@ func decodeV1(body []byte) (*Processor, error) {
 	}
 
 	n := r.count()
-	p.ends = make([]int64, 0, n)
+	p.windows = make([]*window, 0, n)
 	for range n {
 		start, end := r.varint(), r.varint()
 		if r.err != nil {
@@ -251,7 +245,6 @@ func decodeV1(body []byte) (*Processor, error) {
 		if err := p.checkWindow(start, end); err != nil {
 			return nil, err
 		}
-		w := &window{start: start, end: end, perKey: make(map[string]*tally)}
 		k := r.count()
 		if r.err != nil {
 			return nil, r.err
@@ -259,6 +252,7 @@ func decodeV1(body []byte) (*Processor, error) {
 		if k == 0 {
 			return nil, fmt.Errorf("window [%d,%d) has no keys", start, end)
 		}
+		w := &window{start: start, end: end, tallies: make([]keyTally, 0, k), index: make(map[string]int, k)}
 		prev := ""
 		for i := range k {
 			key, count, sum := r.string(), r.uvarint(), r.varint()
@@ -271,11 +265,11 @@ func decodeV1(body []byte) (*Processor, error) {
 			if count == 0 || count > math.MaxInt64 {
 				return nil, fmt.Errorf("key %q of window [%d,%d) has count %d", key, start, end, count)
 			}
-			w.perKey[key] = &tally{count: int64(count), sum: sum}
+			t, _ := w.tally(key)
+			t.count, t.sum = int64(count), sum
 			prev = key
 		}
-		p.windows[end] = w
-		p.ends = append(p.ends, end)
+		p.windows = append(p.windows, w)
 	}
 	if r.err != nil {
 		return nil, r.err
@@ -296,8 +290,8 @@ func (p *Processor) checkWindow(start, end int64) error {
 	if s, _ := AssignWindow(start, size); s != start {
 		return fmt.Errorf("window [%d,%d) does not start at a multiple of %d", start, end, size)
 	}
-	if n := len(p.ends); n > 0 && end <= p.ends[n-1] {
-		return fmt.Errorf("window [%d,%d) is not after the window ending at %d", start, end, p.ends[n-1])
+	if n := len(p.windows); n > 0 && end <= p.windows[n-1].end {
+		return fmt.Errorf("window [%d,%d) is not after the window ending at %d", start, end, p.windows[n-1].end)
 	}
 	if p.watermark >= p.cleanupTime(end) {
 		return fmt.Errorf("window [%d,%d) had expired at watermark %d", start, end, p.watermark)
@@ -366,14 +360,20 @@ func (r *reader) count() int {
 // must not keep the caller's snapshot alive, nor change if the caller
 // reuses it.
 func (r *reader) string() string {
+	return string(r.bytes()) // string() of a byte slice copies
+}
+
+// bytes reads a uvarint length and that many bytes, returned in the
+// memory of the snapshot: the caller must copy what it keeps.
+func (r *reader) bytes() []byte {
 	n := r.uvarint()
 	if r.err == nil && n > uint64(len(r.buf)) {
 		r.err = errShort
 	}
 	if r.err != nil {
-		return ""
+		return nil
 	}
-	s := string(r.buf[:n]) // string() of a byte slice copies
+	b := r.buf[:n]
 	r.buf = r.buf[n:]
-	return s
+	return b
 }

@@ -236,8 +236,8 @@ func (pp *ParallelProcessor) KeysOn(subtask int) []string {
 	var keys []string
 	for _, g := range pp.subtasks[subtask].groups {
 		for _, w := range g.windows {
-			for key := range w.perKey {
-				keys = append(keys, key)
+			for _, t := range w.tallies {
+				keys = append(keys, t.key)
 			}
 		}
 	}

@@ -46,7 +46,7 @@ type SessionProcessor struct {
 
 	// seen holds every event ID processed, counted or late: a redelivery is
 	// a no-op.
-	seen map[string]struct{}
+	seen idSet
 
 	// byKey holds each key's unexpired sessions, sorted by start. They are
 	// disjoint and never touch (touching sessions merge), so they are also
@@ -97,7 +97,7 @@ func NewSessionProcessor(cfg SessionConfig) (*SessionProcessor, error) {
 	return &SessionProcessor{
 		cfg:       cfg,
 		watermark: math.MinInt64,
-		seen:      make(map[string]struct{}),
+		seen:      newIDSet(0),
 		byKey:     make(map[string][]*session),
 	}, nil
 }
@@ -109,10 +109,9 @@ func NewSessionProcessor(cfg SessionConfig) (*SessionProcessor, error) {
 // ignored; an event whose merged session would be expired goes to Late.
 func (s *SessionProcessor) Process(e kit.Event) []kit.Result {
 	// Dedup first: a redelivery has no effect, not even on the side output.
-	if _, dup := s.seen[e.ID]; dup {
+	if !s.seen.add(e.ID) {
 		return nil
 	}
-	s.seen[e.ID] = struct{}{}
 
 	// The event's own window, merged with every session of its key that it
 	// intersects or touches: Flink's TimeWindow.intersects is inclusive at

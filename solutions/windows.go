@@ -1,9 +1,11 @@
 package solutions
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/flk-byo/course/kit"
 )
@@ -57,14 +59,25 @@ type Processor struct {
 	// seen holds every event ID ever processed, counted or late, so that a
 	// redelivered event is a no-op. It grows with the input: a real job
 	// bounds it with state TTL; the course keeps the contract simple.
-	seen map[string]struct{}
+	seen idSet
 
-	// windows holds the state of every window that has not expired, by end.
-	windows map[int64]*window
-	// ends holds the keys of windows, ascending. Windows fire and expire in
-	// end order, so the ones due are always a run at (or near) the front,
-	// found without scanning all state.
-	ends []int64
+	// windows holds the state of every window that has not expired, in
+	// ascending order of end. Windows fire and expire in end order, so the
+	// ones due are always a run at (or near) the front, found without
+	// scanning all state. Few windows are open at once, about
+	// (WatermarkDelay + AllowedLateness) / WindowSize + 1, so a binary
+	// search over this slice finds an event's window faster than a map.
+	windows []*window
+
+	// sorted is scratch space for a window's tallies in key order, reused
+	// so that emitting a window allocates nothing but its results.
+	sorted []keyTally
+
+	// free holds the state of expired windows, emptied, for new windows to
+	// reuse (at most maxFree of them). A window opens for every one that
+	// expires, so in steady state the processor allocates no state at all:
+	// a cleared Go map keeps its buckets.
+	free []*window
 
 	// late is the side output: events whose window had expired when they
 	// arrived, in arrival order.
@@ -79,8 +92,24 @@ type Processor struct {
 // key that has events in it.
 type window struct {
 	start, end int64
-	perKey     map[string]*tally
+	// tallies holds one tally per key, in the order the keys first came;
+	// index finds a key's tally. A slice of values, rather than a map of
+	// pointers, costs no allocation per key and is reused whole when the
+	// window's state is recycled.
+	tallies []keyTally
+	index   map[string]int
 }
+
+// keyTally is the running aggregate of one key in one window.
+type keyTally struct {
+	key        string
+	count, sum int64
+}
+
+// maxFree bounds Processor.free: enough to recycle windows as fast as they
+// open, without keeping the memory of a burst (a Flush, a restore of many
+// windows) forever.
+const maxFree = 64
 
 // tally is the running aggregate of one key in one window.
 type tally struct {
@@ -102,8 +131,7 @@ func NewProcessor(cfg Config) (*Processor, error) {
 	return &Processor{
 		cfg:       cfg,
 		watermark: math.MinInt64,
-		seen:      make(map[string]struct{}),
-		windows:   make(map[int64]*window),
+		seen:      newIDSet(0),
 	}, nil
 }
 
@@ -115,10 +143,9 @@ func NewProcessor(cfg Config) (*Processor, error) {
 func (p *Processor) Process(e kit.Event) []kit.Result {
 	// 1. Dedup first: a redelivered event must have no effect at all, not
 	// even on the watermark or the side output, whatever its fields say.
-	if _, dup := p.seen[e.ID]; dup {
+	if !p.seen.add(e.ID) {
 		return nil
 	}
-	p.seen[e.ID] = struct{}{}
 
 	// 2. Lateness is judged against the watermark this event arrived to,
 	// before its own timestamp raises it. In Flink the watermark an event
@@ -133,16 +160,8 @@ func (p *Processor) Process(e kit.Event) []kit.Result {
 
 	// 3. Update the state. The window may be new, open, or (with allowed
 	// lateness) fired but not yet expired.
-	w := p.windows[end]
-	if w == nil {
-		w = p.openWindow(start, end)
-	}
-	t := w.perKey[e.Key]
-	existed := t != nil
-	if !existed {
-		t = &tally{}
-		w.perKey[e.Key] = t
-	}
+	w := p.windowFor(start, end)
+	t, existed := w.tally(e.Key)
 	t.count++
 	t.sum += e.Value
 
@@ -154,7 +173,7 @@ func (p *Processor) Process(e kit.Event) []kit.Result {
 		// only if this key had been emitted before; a key new to the window
 		// is emitted for the first time. (Unreachable with AllowedLateness 0,
 		// where end ≤ watermark means expired.)
-		out = append(out, w.result(e.Key, t, existed))
+		out = append(out, w.result(*t, existed))
 	}
 
 	// 4. Only now let the event raise the watermark and fire what is due.
@@ -198,48 +217,73 @@ func (p *Processor) Late() []kit.Event {
 
 // advanceTo raises the watermark to wm if that is higher, appends the
 // results of every window that fires to out, drops the state of every
-// window that expires, and returns out sorted by (End, Start, Key).
+// window that expires, and returns out ordered by (End, Start, Key).
+//
+// out holds at most one result when advanceTo is called: the correction of
+// a window that fired before (end ≤ the old watermark), so it sorts before
+// every window firing now (end > the old watermark).
 func (p *Processor) advanceTo(wm int64, out []kit.Result) []kit.Result {
-	if wm > p.watermark {
-		old := p.watermark
-		p.watermark = wm
-
-		// A window fires when the watermark first reaches its end, so the
-		// windows to fire now are exactly those with old < end ≤ wm: a
-		// contiguous run of the sorted ends. Those with end ≤ old fired
-		// earlier and may only be waiting to expire. (old < wm, so old+1
-		// cannot overflow.)
-		i, _ := slices.BinarySearch(p.ends, old+1)
-		for _, end := range p.ends[i:] {
-			if end > wm {
-				break
-			}
-			w := p.windows[end]
-			for key, t := range w.perKey {
-				out = append(out, w.result(key, t, false))
-			}
-		}
-
-		// Expire after firing: a window that fires and expires in the same
-		// step (always, with AllowedLateness 0) still emits first. Cleanup
-		// times grow with end, so the expired windows are a prefix.
-		n := 0
-		for n < len(p.ends) && p.cleanupTime(p.ends[n]) <= wm {
-			delete(p.windows, p.ends[n])
-			n++
-		}
-		p.ends = p.ends[n:]
+	if wm <= p.watermark {
+		return out
 	}
-	// Windows were visited in end order, but keys come from a map: sort.
-	return kit.SortResults(out)
+	old := p.watermark
+	p.watermark = wm
+
+	// A window fires when the watermark first reaches its end, so the
+	// windows to fire now are exactly those with old < end ≤ wm: a
+	// contiguous run of p.windows. Those with end ≤ old fired earlier and
+	// may only be waiting to expire. (old < wm, so old+1 cannot overflow.)
+	// Visiting them in end order, each window's keys sorted, gives results
+	// ordered by (End, Start, Key) without sorting them all: tumbling
+	// windows with the same end have the same start.
+	for _, w := range p.windows[p.search(old+1):] {
+		if w.end > wm {
+			break
+		}
+		out = p.appendResults(out, w)
+	}
+
+	// Expire after firing: a window that fires and expires in the same
+	// step (always, with AllowedLateness 0) still emits first. Cleanup
+	// times grow with end, so the expired windows are a prefix.
+	n := 0
+	for n < len(p.windows) && p.cleanupTime(p.windows[n].end) <= wm {
+		n++
+	}
+	for _, w := range p.windows[:n] {
+		if len(p.free) < maxFree {
+			w.reset()
+			p.free = append(p.free, w)
+		}
+	}
+	p.windows = slices.Delete(p.windows, 0, n)
+	return out
 }
 
-// openWindow creates the empty state of window [start, end).
-func (p *Processor) openWindow(start, end int64) *window {
-	w := &window{start: start, end: end, perKey: make(map[string]*tally)}
-	p.windows[end] = w
-	i, _ := slices.BinarySearch(p.ends, end)
-	p.ends = slices.Insert(p.ends, i, end)
+// search returns the index of the first window in p.windows whose end is
+// at least end: where a window ending at end is, or would be inserted.
+func (p *Processor) search(end int64) int {
+	i, _ := slices.BinarySearchFunc(p.windows, end, func(w *window, end int64) int {
+		return cmp.Compare(w.end, end)
+	})
+	return i
+}
+
+// windowFor returns the state of window [start, end), opening the window
+// if it has none yet.
+func (p *Processor) windowFor(start, end int64) *window {
+	i := p.search(end)
+	if i < len(p.windows) && p.windows[i].end == end {
+		return p.windows[i]
+	}
+	var w *window
+	if n := len(p.free); n > 0 {
+		w, p.free = p.free[n-1], p.free[:n-1]
+	} else {
+		w = &window{index: make(map[string]int)}
+	}
+	w.start, w.end = start, end
+	p.windows = slices.Insert(p.windows, i, w)
 	return w
 }
 
@@ -253,9 +297,48 @@ func (p *Processor) cleanupTime(end int64) int64 {
 	return end + p.cfg.AllowedLateness
 }
 
-// result is the current result of key, whose tally in w is t.
-func (w *window) result(key string, t *tally, isUpdate bool) kit.Result {
-	return kit.Result{Key: key, Start: w.start, End: w.end, Count: t.count, Sum: t.sum, IsUpdate: isUpdate}
+// tally returns the tally of key in w, adding an empty one if key is new
+// to w; existed reports whether it was there already.
+func (w *window) tally(key string) (t *keyTally, existed bool) {
+	i, existed := w.index[key]
+	if !existed {
+		i = len(w.tallies)
+		w.tallies = append(w.tallies, keyTally{key: key})
+		w.index[key] = i
+	}
+	return &w.tallies[i], existed
+}
+
+// reset empties w for reuse, keeping the memory of its slice and map.
+func (w *window) reset() {
+	w.tallies = w.tallies[:0]
+	clear(w.index)
+}
+
+// result is the current result of the key whose tally in w is t.
+func (w *window) result(t keyTally, isUpdate bool) kit.Result {
+	return kit.Result{Key: t.key, Start: w.start, End: w.end, Count: t.count, Sum: t.sum, IsUpdate: isUpdate}
+}
+
+// appendResults appends the result of every key of w to out, in key order.
+func (p *Processor) appendResults(out []kit.Result, w *window) []kit.Result {
+	p.sorted = w.sortedTallies(p.sorted)
+	out = slices.Grow(out, len(p.sorted)) // one allocation, not one per doubling
+	for _, t := range p.sorted {
+		out = append(out, w.result(t, false))
+	}
+	return out
+}
+
+// sortedTallies returns the tallies of w in ascending key order, in the
+// memory of scratch. The window's own tallies stay in arrival order: with
+// allowed lateness a fired window still takes events, and its index must
+// stay valid. Results ordered by key and snapshots whose bytes depend only
+// on the state both need this order.
+func (w *window) sortedTallies(scratch []keyTally) []keyTally {
+	sorted := append(scratch[:0], w.tallies...)
+	slices.SortFunc(sorted, func(a, b keyTally) int { return strings.Compare(a.key, b.key) })
+	return sorted
 }
 
 // minusSaturating returns a − b for b ≥ 0, or math.MinInt64 if that would
