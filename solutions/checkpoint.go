@@ -252,10 +252,12 @@ func decodeV1(body []byte) (*Processor, error) {
 		if k == 0 {
 			return nil, fmt.Errorf("window [%d,%d) has no keys", start, end)
 		}
-		w := &window{start: start, end: end, tallies: make([]keyTally, 0, k), index: make(map[string]int, k)}
+		// The window's index is left for tally to build if an event ever
+		// comes for the window: most restored windows only fire and expire.
+		w := &window{start: start, end: end, tallies: make([]keyTally, 0, k)}
 		prev := ""
 		for i := range k {
-			key, count, sum := r.string(), r.uvarint(), r.varint()
+			key, count, sum := r.key(), r.uvarint(), r.varint()
 			if r.err != nil {
 				return nil, r.err
 			}
@@ -265,8 +267,7 @@ func decodeV1(body []byte) (*Processor, error) {
 			if count == 0 || count > math.MaxInt64 {
 				return nil, fmt.Errorf("key %q of window [%d,%d) has count %d", key, start, end, count)
 			}
-			t, _ := w.tally(key)
-			t.count, t.sum = int64(count), sum
+			w.tallies = append(w.tallies, keyTally{key: key, count: int64(count), sum: sum})
 			prev = key
 		}
 		p.windows = append(p.windows, w)
@@ -308,6 +309,8 @@ var errShort = errors.New("body ends inside a field")
 type reader struct {
 	buf []byte
 	err error
+	// keys interns the keys read by key.
+	keys map[string]string
 }
 
 func (r *reader) uvarint() uint64 {
@@ -361,6 +364,22 @@ func (r *reader) count() int {
 // reuses it.
 func (r *reader) string() string {
 	return string(r.bytes()) // string() of a byte slice copies
+}
+
+// key reads a string as string does, interned: a key with state in many
+// windows is one string in memory after a restore, as it was before the
+// snapshot, not one copy per window.
+func (r *reader) key() string {
+	b := r.bytes()
+	if s, ok := r.keys[string(b)]; ok { // this conversion does not allocate
+		return s
+	}
+	if r.keys == nil {
+		r.keys = make(map[string]string)
+	}
+	s := string(b)
+	r.keys[s] = s
+	return s
 }
 
 // bytes reads a uvarint length and that many bytes, returned in the

@@ -1,6 +1,7 @@
 package solutions
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -78,25 +79,84 @@ func (s idSet) len() int {
 
 // sorted returns every ID in s in ascending byte order, the canonical order
 // of a snapshot.
+//
+// A comparison sort of n IDs takes n log n time, and the seen IDs are most
+// of the state, so a snapshot would grow faster than the state it writes.
+// The inline IDs are sorted by radix instead, in time linear in n; the
+// long IDs, rare, by comparison; then the two runs are merged.
 func (s idSet) sorted() []string {
-	ids := make([]string, 0, s.len())
-	// The inline IDs become strings by slicing one string that holds them
-	// all: a few allocations, not one per ID.
-	var all strings.Builder
-	all.Grow(len(s.short) * maxInlineID)
-	ends := make([]int, 0, len(s.short))
+	short := make([]inlineID, 0, len(s.short))
 	for k := range s.short {
-		all.Write(k.bytes[:k.n])
-		ends = append(ends, all.Len())
+		short = append(short, k)
 	}
-	joined, start := all.String(), 0
-	for _, end := range ends {
-		ids = append(ids, joined[start:end])
-		start = end
+	short = radixSort(short)
+	long := slices.Sorted(maps.Keys(s.long))
+
+	// The inline IDs become strings by slicing one string that holds them
+	// all: two allocations, not one per ID.
+	var all strings.Builder
+	all.Grow(len(short) * maxInlineID)
+	for i := range short {
+		all.Write(short[i].bytes[:short[i].n])
 	}
-	for id := range s.long {
+	joined := all.String()
+
+	ids := make([]string, 0, s.len())
+	j := 0
+	for _, k := range short {
+		id := joined[:k.n]
+		joined = joined[k.n:]
+		for j < len(long) && long[j] < id {
+			ids = append(ids, long[j])
+			j++
+		}
 		ids = append(ids, id)
 	}
-	slices.Sort(ids)
+	return append(ids, long[j:]...)
+}
+
+// radixSort sorts ids in ascending string order and returns them (in ids'
+// memory or in a buffer of the same length). It is an LSD radix sort: one
+// stable counting pass per byte position, the last byte first, so after
+// the pass for position 0 the IDs are in order of all their bytes.
+//
+// The zero padding makes this the string order: where one ID is a prefix
+// of another, the shorter has zeros where the longer has its next bytes,
+// so it sorts first unless those bytes are zeros too; and then the length,
+// the least significant digit and so sorted by the first pass, decides.
+func radixSort(ids []inlineID) []inlineID {
+	if len(ids) < 2 {
+		return ids
+	}
+	buf := make([]inlineID, len(ids))
+	// digit i is bytes[i] for i < maxInlineID, and the length for
+	// i == maxInlineID.
+	digit := func(k *inlineID, i int) byte {
+		if i == maxInlineID {
+			return k.n
+		}
+		return k.bytes[i]
+	}
+	for i := maxInlineID; i >= 0; i-- {
+		var start [256]int
+		for j := range ids {
+			start[digit(&ids[j], i)]++
+		}
+		if start[digit(&ids[0], i)] == len(ids) {
+			continue // every ID has the same digit here: nothing moves
+		}
+		// From counts to the index where each digit's run starts.
+		sum := 0
+		for d, c := range start {
+			start[d] = sum
+			sum += c
+		}
+		for j := range ids {
+			d := digit(&ids[j], i)
+			buf[start[d]] = ids[j]
+			start[d]++
+		}
+		ids, buf = buf, ids
+	}
 	return ids
 }

@@ -395,7 +395,7 @@ func decodeSessionsV1(body []byte) (*SessionProcessor, error) {
 	n := r.count()
 	prevKey := ""
 	for i := range n {
-		key := r.string()
+		key := r.key()
 		m := r.count()
 		if r.err != nil {
 			return nil, r.err

@@ -93,9 +93,9 @@ type Processor struct {
 type window struct {
 	start, end int64
 	// tallies holds one tally per key, in the order the keys first came;
-	// index finds a key's tally. A slice of values, rather than a map of
-	// pointers, costs no allocation per key and is reused whole when the
-	// window's state is recycled.
+	// index finds a key's tally (nil until needed, after a restore). A
+	// slice of values, rather than a map of pointers, costs no allocation
+	// per key and is reused whole when the window's state is recycled.
 	tallies []keyTally
 	index   map[string]int
 }
@@ -280,7 +280,7 @@ func (p *Processor) windowFor(start, end int64) *window {
 	if n := len(p.free); n > 0 {
 		w, p.free = p.free[n-1], p.free[:n-1]
 	} else {
-		w = &window{index: make(map[string]int)}
+		w = &window{}
 	}
 	w.start, w.end = start, end
 	p.windows = slices.Insert(p.windows, i, w)
@@ -300,6 +300,12 @@ func (p *Processor) cleanupTime(end int64) int64 {
 // tally returns the tally of key in w, adding an empty one if key is new
 // to w; existed reports whether it was there already.
 func (w *window) tally(key string) (t *keyTally, existed bool) {
+	if w.index == nil {
+		w.index = make(map[string]int, len(w.tallies))
+		for i, t := range w.tallies {
+			w.index[t.key] = i
+		}
+	}
 	i, existed := w.index[key]
 	if !existed {
 		i = len(w.tallies)
