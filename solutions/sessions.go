@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/flk-byo/course/kit"
 )
@@ -61,6 +62,17 @@ type SessionProcessor struct {
 
 	// late is the side output, in arrival order.
 	late []kit.Event
+
+	// free holds merged and expired sessions for new ones to reuse, with
+	// the memory of their published slices: in steady state opening a
+	// session allocates nothing. A watermark expires sessions in bursts, so
+	// free may hold as many as byEnd holds (or maxFree, if more): while a
+	// burst expires, that is the state before it.
+	free []*session
+	// freeLists holds the emptied session slices of keys whose last
+	// session expired, for keys that open a first session to reuse; as
+	// many as free may hold.
+	freeLists [][]*session
 }
 
 // session is the state of one session of one key: its bounds, its running
@@ -139,7 +151,8 @@ func (s *SessionProcessor) Process(e kit.Event) []kit.Result {
 		return nil
 	}
 
-	merged := &session{key: e.Key, start: start, end: end, count: 1, sum: e.Value}
+	merged := s.newSession(e.Key, start, end)
+	merged.count, merged.sum = 1, e.Value
 	for _, old := range sessions[i:j] {
 		merged.count += old.count
 		merged.sum += old.sum
@@ -147,6 +160,11 @@ func (s *SessionProcessor) Process(e kit.Event) []kit.Result {
 		// merged session's published results stay in start order.
 		merged.published = append(merged.published, old.published...)
 		s.unindex(old)
+		s.recycle(old)
+	}
+	if sessions == nil && len(s.freeLists) > 0 {
+		n := len(s.freeLists)
+		sessions, s.freeLists = s.freeLists[n-1], s.freeLists[:n-1]
 	}
 	s.byKey[e.Key] = slices.Replace(sessions, i, j, merged)
 	s.index(merged)
@@ -193,11 +211,19 @@ func (s *SessionProcessor) AdvanceWatermark(wm int64) []kit.Result {
 	n := 0
 	for n < len(s.byEnd) && s.cleanupTime(s.byEnd[n].end) <= wm {
 		x := s.byEnd[n]
-		if rest := s.byKey[x.key][1:]; len(rest) > 0 {
+		// x is its key's first session. Delete shifts the rest down,
+		// keeping the slice's memory for the key's later sessions, or for
+		// another key's once this one has none.
+		rest := slices.Delete(s.byKey[x.key], 0, 1)
+		if len(rest) > 0 {
 			s.byKey[x.key] = rest
 		} else {
 			delete(s.byKey, x.key)
+			if len(s.freeLists) < max(maxFree, len(s.byEnd)) {
+				s.freeLists = append(s.freeLists, rest)
+			}
 		}
+		s.recycle(x)
 		n++
 	}
 	s.byEnd = slices.Delete(s.byEnd, 0, n)
@@ -239,8 +265,37 @@ func (x *session) fire(out []kit.Result) []kit.Result {
 }
 
 // compareByEnd orders sessions as byEnd holds them: by (end, start, key).
+// (Not cmp.Or, which would compare the keys every time: its arguments are
+// all evaluated before it runs.)
 func compareByEnd(a, b *session) int {
-	return cmp.Or(cmp.Compare(a.end, b.end), cmp.Compare(a.start, b.start), cmp.Compare(a.key, b.key))
+	if c := cmp.Compare(a.end, b.end); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.start, b.start); c != 0 {
+		return c
+	}
+	return strings.Compare(a.key, b.key)
+}
+
+// newSession returns an empty session [start, end) of key, reusing a
+// recycled one if there is one.
+func (s *SessionProcessor) newSession(key string, start, end int64) *session {
+	var x *session
+	if n := len(s.free); n > 0 {
+		x, s.free = s.free[n-1], s.free[:n-1]
+	} else {
+		x = new(session)
+	}
+	*x = session{key: key, start: start, end: end, published: x.published[:0]}
+	return x
+}
+
+// recycle keeps x, which is no longer in s's state, for newSession to
+// reuse.
+func (s *SessionProcessor) recycle(x *session) {
+	if len(s.free) < max(maxFree, len(s.byEnd)) {
+		s.free = append(s.free, x)
+	}
 }
 
 // index adds x to byEnd.

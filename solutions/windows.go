@@ -74,9 +74,9 @@ type Processor struct {
 	sorted []keyTally
 
 	// free holds the state of expired windows, emptied, for new windows to
-	// reuse (at most maxFree of them). A window opens for every one that
-	// expires, so in steady state the processor allocates no state at all:
-	// a cleared Go map keeps its buckets.
+	// reuse. A window opens for every one that expires, so in steady state
+	// the processor allocates no state at all: a truncated slice and a
+	// cleared map keep their memory. (See maxFree for how many it keeps.)
 	free []*window
 
 	// late is the side output: events whose window had expired when they
@@ -106,15 +106,12 @@ type keyTally struct {
 	count, sum int64
 }
 
-// maxFree bounds Processor.free: enough to recycle windows as fast as they
-// open, without keeping the memory of a burst (a Flush, a restore of many
-// windows) forever.
+// maxFree is how many expired windows (or sessions) a processor keeps for
+// reuse at least. Beyond that it keeps no more than were open when they
+// expired: one watermark may expire many at once and as many open after
+// it, but recycling must not more than double the memory of the largest
+// state.
 const maxFree = 64
-
-// tally is the running aggregate of one key in one window.
-type tally struct {
-	count, sum int64
-}
 
 // NewProcessor returns an empty Processor for cfg, or an error naming the
 // first invalid field: WindowSize ≤ 0, WatermarkDelay < 0 or
@@ -251,7 +248,7 @@ func (p *Processor) advanceTo(wm int64, out []kit.Result) []kit.Result {
 		n++
 	}
 	for _, w := range p.windows[:n] {
-		if len(p.free) < maxFree {
+		if len(p.free) < max(maxFree, len(p.windows)) {
 			w.reset()
 			p.free = append(p.free, w)
 		}
