@@ -195,12 +195,19 @@ func (s *SessionProcessor) AdvanceWatermark(wm int64) []kit.Result {
 	// The sessions to fire are those with old < end ≤ wm: a run of byEnd.
 	// Those with end ≤ old fired already (and again at once on every late
 	// event), so they are only waiting to expire.
-	var out []kit.Result
 	i, _ := slices.BinarySearchFunc(s.byEnd, old+1, func(x *session, end int64) int { return cmp.Compare(x.end, end) })
-	for _, x := range s.byEnd[i:] {
-		if x.end > wm {
-			break
-		}
+	due := s.byEnd[i:]
+	fire := 0
+	for fire < len(due) && due[fire].end <= wm {
+		fire++
+	}
+	var out []kit.Result
+	if fire > 0 {
+		// One result per session, and retractions for the few that
+		// replace something: room for the first, at least, at once.
+		out = make([]kit.Result, 0, fire)
+	}
+	for _, x := range due[:fire] {
 		out = x.fire(out)
 	}
 
