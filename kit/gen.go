@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 )
 
 // NewRand returns a deterministic random source for seed. Tests print the
@@ -78,4 +79,38 @@ func WithDuplicates(r *rand.Rand, events []Event, rate float64) []Event {
 		out = slices.Insert(out, pos, e)
 	}
 	return out
+}
+
+// The stream of the course's tumbling-window benchmarks (de bench, and
+// BenchmarkTumbling in solutions/bench_test.go), and the config they run
+// it with: windows of BenchmarkWindow ms, WatermarkDelay BenchmarkDisorder.
+const (
+	BenchmarkWindow   = int64(1_000) // 1 s tumbling windows: 10 000 of them
+	BenchmarkDisorder = int64(5_000) // the stream's disorder bound, in ms
+)
+
+// BenchmarkStream returns the stream the course's benchmarks measure:
+// 1 000 000 events over 10 000 keys with timestamps over 10 000 s,
+// delivered with disorder bounded by BenchmarkDisorder, from a fixed seed,
+// so that every run, on every machine, measures the same events. Almost
+// every (key, window) pair is distinct, so a tumbling processor emits about
+// one result per event.
+//
+// The IDs are allocated in delivery order, as a decoder reading events off
+// a wire would allocate them. (RandomEvents allocates ID i for the i-th
+// event it draws, then sorts by timestamp: consecutive deliveries would
+// read their IDs from random places in 8 MB of heap, a cache miss per
+// event that no real source causes and only a processor that reads IDs,
+// to dedup, would pay.)
+func BenchmarkStream() []Event {
+	r := NewRand(0x5eed_0007)
+	keys := make([]string, 10_000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%d", i)
+	}
+	events := BoundedShuffle(r, RandomEvents(r, 1_000_000, keys, 0, 10_000_000), BenchmarkDisorder)
+	for i := range events {
+		events[i].ID = strings.Clone(events[i].ID)
+	}
+	return events
 }

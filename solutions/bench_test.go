@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,38 +22,19 @@ import (
 // Setup (generating events, building snapshots) is outside the timed region.
 
 const (
-	benchEvents   = 1_000_000
-	benchKeys     = 10_000
-	benchWindow   = int64(1_000)        // 1 s tumbling windows
-	benchSpan     = int64(10_000_000)   // event time covered: 10 000 windows
-	benchDisorder = int64(5_000)        // bounded disorder of the delivery order
-	benchGap      = int64(500)          // session gap
-	benchWMEvery  = 1_000               // sessions: advance the watermark every this many events
-	benchSeed     = uint64(0x5eed_0007) // fixed, so every run measures the same stream
+	benchKeys    = 10_000
+	benchWindow  = kit.BenchmarkWindow
+	benchGap     = int64(500)          // session gap
+	benchWMEvery = 1_000               // sessions: advance the watermark every this many events
+	benchSeed    = uint64(0x5eed_0007) // fixed, so every run measures the same stream
 )
 
 var benchCache []kit.Event
 
-// benchStream is 1M events over 10k keys, delivered with bounded disorder;
-// generated once per test binary.
-//
-// The IDs are copied in delivery order. kit.RandomEvents allocates ID i
-// for the i-th event it draws and then sorts the events by timestamp, so
-// consecutive deliveries would read IDs from random places in 8 MB of
-// heap: a cache miss per event that only the processor (which reads the
-// ID, for dedup) pays, and no source has. A decoder allocates each event's
-// fields as the event arrives: so does this.
+// benchStream is kit.BenchmarkStream, generated once per test binary.
 func benchStream() []kit.Event {
 	if benchCache == nil {
-		r := kit.NewRand(benchSeed)
-		keys := make([]string, benchKeys)
-		for i := range keys {
-			keys[i] = fmt.Sprintf("k%d", i)
-		}
-		benchCache = kit.BoundedShuffle(r, kit.RandomEvents(r, benchEvents, keys, 0, benchSpan), benchDisorder)
-		for i := range benchCache {
-			benchCache[i].ID = strings.Clone(benchCache[i].ID)
-		}
+		benchCache = kit.BenchmarkStream()
 	}
 	return benchCache
 }
@@ -133,7 +113,7 @@ func BenchmarkTumbling(b *testing.B) {
 		b.ReportAllocs()
 		var emits uint64
 		n := measure(b, func() {
-			p, err := NewProcessor(Config{WindowSize: benchWindow, WatermarkDelay: benchDisorder})
+			p, err := NewProcessor(Config{WindowSize: benchWindow, WatermarkDelay: kit.BenchmarkDisorder})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -171,7 +151,7 @@ func BenchmarkSessions(b *testing.B) {
 				out = append(out[:0], s.Process(e)...)
 				emits += uint64(min(len(out), 1))
 				if (i+1)%benchWMEvery == 0 {
-					out = append(out[:0], s.AdvanceWatermark(maxTS-benchDisorder)...)
+					out = append(out[:0], s.AdvanceWatermark(maxTS-kit.BenchmarkDisorder)...)
 					emits += uint64(min(len(out), 1))
 				}
 			}

@@ -54,12 +54,11 @@ const (
 )
 
 // body is the benchmark both packages get: solutions/bench_test.go's
-// BenchmarkTumbling/processor, on the same seeded stream (1M events, 10k keys,
-// bounded disorder), using only stage 01's API.
+// BenchmarkTumbling/processor, on the same stream (kit.BenchmarkStream),
+// using only stage 01's API.
 const body = `package PKG
 
 import (
-	"fmt"
 	"runtime"
 	"testing"
 
@@ -69,18 +68,13 @@ import (
 var deBenchSink []kit.Result
 
 func BenchmarkDeProcessor(b *testing.B) {
-	r := kit.NewRand(0x5eed0007)
-	keys := make([]string, 10000)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("k%d", i)
-	}
-	events := kit.BoundedShuffle(r, kit.RandomEvents(r, 1000000, keys, 0, 10000000), 5000)
+	events := kit.BenchmarkStream()
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	b.ResetTimer()
 	for range b.N {
-		p, err := NewProcessor(Config{WindowSize: 1000, WatermarkDelay: 5000})
+		p, err := NewProcessor(Config{WindowSize: kit.BenchmarkWindow, WatermarkDelay: kit.BenchmarkDisorder})
 		if err != nil {
 			b.Fatal(err)
 		}
