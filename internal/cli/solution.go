@@ -21,9 +21,11 @@ func solutionCommand(io IO) *ucli.Command {
 once de test has passed it. --force shows them anyway, and spoils the stage.
 
 Which files: the files in solutions/ with the same names as the stage's skeleton
-files (stage 01: windows.go; 02: partition.go, stream.go; …). A stage without
-skeleton files extends an earlier stage's files; stage 03 (allowed lateness)
-shows windows.go, where lateness is implemented. Nothing is written to lab/.`,
+files (stage 01: windows.go; 02: partition.go, stream.go; …), plus the
+reference's own helpers that those files use and no stage asks you to write
+(stage 01: seen.go, the set of seen IDs). A stage without skeleton files
+extends an earlier stage's files; stage 03 (allowed lateness) shows
+windows.go, where lateness is implemented. Nothing is written to lab/.`,
 		Flags: []ucli.Flag{
 			&ucli.BoolFlag{Name: "force", Usage: "show the reference even though the stage has not passed (spoils it)"},
 		},
@@ -47,6 +49,13 @@ var extendedFiles = map[string]struct {
 	"lateness": {[]string{"windows.go"}, "stage 03 has no skeleton files: allowed lateness extends stage 01's windows.go"},
 }
 
+// helperFiles names, for a stage, the reference files its files use that
+// are no stage's skeleton file, keyed by slug: shown with the first stage
+// that uses them, so that the reference reads whole.
+var helperFiles = map[string][]string{
+	"windows": {"seen.go"},
+}
+
 // referenceFiles returns the files of solutions/ that belong to a stage
 // (see the command's help for the rule), and a note when the rule's
 // exception was used.
@@ -56,7 +65,7 @@ func referenceFiles(cat *catalog.Catalog, st catalog.Stage) (files []string, not
 		return nil, "", err
 	}
 	if len(names) > 0 {
-		return names, "", nil
+		return append(names, helperFiles[st.Slug]...), "", nil
 	}
 	ext, ok := extendedFiles[st.Slug]
 	if !ok {

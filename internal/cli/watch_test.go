@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -100,7 +102,7 @@ func TestReferenceFiles(t *testing.T) {
 		stage, note string
 		want        []string
 	}{
-		{"01", "", []string{"windows.go"}},
+		{"01", "", []string{"windows.go", "seen.go"}},
 		{"02", "", []string{"partition.go", "stream.go"}},
 		{"03", "stage 03 has no skeleton files: allowed lateness extends stage 01's windows.go", []string{"windows.go"}},
 		{"08", "", []string{"sessionjob.go", "sessions.go"}},
@@ -111,5 +113,33 @@ func TestReferenceFiles(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, files, tc.stage)
 		assert.Equal(t, tc.note, note, tc.stage)
+	}
+}
+
+// TestEveryReferenceFileIsShown checks that de solution shows every file of
+// the reference with some stage: a helper that no stage lists (add it to
+// helperFiles) would leave a learner reading code that calls what it
+// cannot see.
+func TestEveryReferenceFileIsShown(t *testing.T) {
+	cat, err := catalog.Load(stages.FS)
+	require.NoError(t, err)
+	shown := map[string]bool{"doc.go": true} // the package comment alone
+	for _, st := range cat.Stages {
+		if !st.Ready {
+			continue
+		}
+		files, _, err := referenceFiles(cat, st)
+		require.NoError(t, err)
+		for _, f := range files {
+			shown[f] = true
+		}
+	}
+	all, err := filepath.Glob(filepath.Join("..", "..", "solutions", "*.go"))
+	require.NoError(t, err)
+	require.NotEmpty(t, all)
+	for _, path := range all {
+		if name := filepath.Base(path); !strings.HasSuffix(name, "_test.go") {
+			assert.True(t, shown[name], "solutions/%s is shown by no stage's de solution", name)
+		}
 	}
 }
