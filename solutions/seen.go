@@ -10,10 +10,10 @@ import (
 // by far its largest, since it holds every ID ever processed.
 //
 // IDs of up to maxInlineID bytes, the common case, are stored inline, as
-// the bytes themselves, in a map whose keys hold no pointers; longer IDs go
-// to a map of strings. This is the one place the reference trades a little
-// simplicity for speed, and it pays: the garbage collector never scans a
-// map without pointers, and growing it rehashes bytes already in the map
+// the bytes themselves, in a map whose keys hold no pointers; longer IDs
+// go to a map of strings. That trades a little simplicity for speed, and
+// no change to the reference paid more: the garbage collector never scans
+// a map without pointers, and growing it rehashes bytes already in the map
 // instead of following a pointer per ID to wherever the event's string
 // lives (a cache miss each). Flink's state backends make the same choice
 // for the same reasons: they keep state as serialized bytes, not objects.
@@ -59,6 +59,7 @@ func (s idSet) addBytes(id []byte) bool {
 	return s.addInline(inline(id))
 }
 
+// addInline adds an inline ID and reports whether it was new.
 func (s idSet) addInline(k inlineID) bool {
 	before := len(s.short)
 	s.short[k] = struct{}{}
@@ -94,8 +95,12 @@ func (s idSet) sorted() []string {
 
 	// The inline IDs become strings by slicing one string that holds them
 	// all: two allocations, not one per ID.
+	size := 0
+	for i := range short {
+		size += int(short[i].n)
+	}
 	var all strings.Builder
-	all.Grow(len(short) * maxInlineID)
+	all.Grow(size)
 	for i := range short {
 		all.Write(short[i].bytes[:short[i].n])
 	}
