@@ -312,8 +312,10 @@ func (w *window) tally(key string) (t *keyTally, existed bool) {
 	return &w.tallies[i], existed
 }
 
-// reset empties w for reuse, keeping the memory of its slice and map.
+// reset empties w for reuse, keeping the memory of its slice and map but
+// not the keys: a recycled window must not keep old keys' strings alive.
 func (w *window) reset() {
+	clear(w.tallies)
 	w.tallies = w.tallies[:0]
 	clear(w.index)
 }
