@@ -85,12 +85,7 @@ type foldTally struct{ count, sum int64 }
 func fold(events []kit.Event, size int64) map[foldKey]foldTally {
 	m := make(map[foldKey]foldTally)
 	for _, e := range events {
-		start, _ := AssignWindow(e.TS, size)
-		k := foldKey{e.Key, start}
-		t := m[k]
-		t.count++
-		t.sum += e.Value
-		m[k] = t
+		foldInto(m, e, size)
 	}
 	return m
 }
@@ -102,17 +97,21 @@ func foldDedup(events []kit.Event, size int64) map[foldKey]foldTally {
 	m := make(map[foldKey]foldTally)
 	seen := newIDSet(0)
 	for _, e := range events {
-		if !seen.add(e.ID) {
-			continue
+		if seen.add(e.ID) {
+			foldInto(m, e, size)
 		}
-		start, _ := AssignWindow(e.TS, size)
-		k := foldKey{e.Key, start}
-		t := m[k]
-		t.count++
-		t.sum += e.Value
-		m[k] = t
 	}
 	return m
+}
+
+// foldInto adds e to the tally of its key and window in m.
+func foldInto(m map[foldKey]foldTally, e kit.Event, size int64) {
+	start, _ := AssignWindow(e.TS, size)
+	k := foldKey{e.Key, start}
+	t := m[k]
+	t.count++
+	t.sum += e.Value
+	m[k] = t
 }
 
 var sinkFold map[foldKey]foldTally
