@@ -61,6 +61,10 @@ func runScripts(t *testing.T, dir string) {
 			env.Setenv("CI", "true") // plain output
 			// Under -race every de process would sleep a second at exit.
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
+			// The course's own mutant catalogue (not copied into the scratch
+			// course), for a script that needs a mutant that applies to
+			// today's reference.
+			env.Setenv("CATALOGUE", filepath.Join(root, "mutants"))
 			// The folder holding the de command, so a script can run de with no go on PATH.
 			env.Setenv("DEBIN", strings.SplitN(env.Getenv("PATH"), string(os.PathListSeparator), 2)[0])
 			env.Cd = dst
