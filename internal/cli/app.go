@@ -129,6 +129,16 @@ func (e *env) current() (catalog.Stage, error) {
 	return s, nil
 }
 
+// checkLab returns an error that says how to create lab/ if the course has
+// none: a learner who cloned the course but started no stage, or deleted
+// the folder.
+func (e *env) checkLab() error {
+	if course.HasLab(e.root) {
+		return nil
+	}
+	return fmt.Errorf("no lab/ folder yet: run de start %s first", e.cat.Stages[0].Ref())
+}
+
 func (e *env) printf(format string, args ...any) { fmt.Fprintf(e.Stdout, format, args...) }
 
 // commandIndex returns the index in args of the command name: the first

@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/flk-byo/course/internal/bench"
-	"github.com/flk-byo/course/internal/course"
 )
 
 func benchCommand(io IO) *ucli.Command {
@@ -31,8 +29,8 @@ or more before drawing conclusions.`,
 			if _, err := e.current(); err != nil {
 				return err
 			}
-			if !course.HasLab(e.root) {
-				return errors.New("no lab/ folder: run de start FLK-BYO/01 first")
+			if err := e.checkLab(); err != nil {
+				return err
 			}
 			e.printf("benchmarking your lab/ and the reference (go test -bench, this takes a while)…\n")
 			res, err := bench.Run(c.Context, bench.Options{Root: e.root, Count: c.Int("count"), Benchtime: c.String("benchtime")})

@@ -12,7 +12,6 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/flk-byo/course/internal/catalog"
-	"github.com/flk-byo/course/internal/course"
 	"github.com/flk-byo/course/internal/gotest"
 	"github.com/flk-byo/course/internal/term"
 )
@@ -81,8 +80,10 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.St
 	if err != nil {
 		return nil, upTo, err
 	}
-	if tags == "lab" && !course.HasLab(e.root) {
-		return nil, upTo, fmt.Errorf("no lab/ folder yet: run de start %s first", e.cat.Stages[0].Ref())
+	if tags == "lab" {
+		if err := e.checkLab(); err != nil {
+			return nil, upTo, err
+		}
 	}
 	run := &testRun{tags: tags}
 	for _, st := range slices.Backward(e.cat.Stages[:upTo.Number]) {

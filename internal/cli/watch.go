@@ -55,8 +55,8 @@ every --poll-interval.`,
 			if _, err := e.current(); err != nil {
 				return err
 			}
-			if !course.HasLab(e.root) {
-				return fmt.Errorf("no lab/ folder yet: run de start %s first", e.cat.Stages[0].Ref())
+			if err := e.checkLab(); err != nil {
+				return err
 			}
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt)
 			defer stop()
