@@ -2,6 +2,8 @@ package windowtest
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 
 	"github.com/flk-byo/course/kit"
 )
@@ -87,4 +89,30 @@ func EventsOf(ops []Op) []kit.Event {
 		}
 	}
 	return evs
+}
+
+// RandomOps returns a seeded call sequence for a processor with windows of
+// size and the given watermark delay: n random events over keys, shuffled
+// with disorder up to bound (above the delay, some events are late:
+// corrections within the allowed lateness, side output beyond it), a
+// fifth of them delivered twice, with a few AdvanceWatermark calls among
+// them (some raising the watermark past max − delay, some too low to
+// matter); then Flush, then a redelivery and a new event, both after the
+// end.
+func RandomOps(r *rand.Rand, keys []string, n int, size, delay, bound int64) []Op {
+	ordered := kit.RandomEvents(r, n, keys, -3*size, 12*size)
+	events := kit.WithDuplicates(r, kit.BoundedShuffle(r, ordered, bound), 0.2)
+	var ops []Op
+	maxTS := int64(math.MinInt64)
+	for i, e := range events {
+		if i > 0 && r.IntN(20) == 0 {
+			ops = append(ops, AdvanceOp(maxTS-delay+r.Int64N(size)-size/3))
+		}
+		ops = append(ops, ProcessOp(e))
+		maxTS = max(maxTS, e.TS)
+	}
+	ops = append(ops, FlushOp())
+	ops = append(ops, ProcessOp(events[r.IntN(len(events))]))
+	ops = append(ops, ProcessOp(Ev("after-end", keys[0], maxTS, 1)))
+	return ops
 }

@@ -207,3 +207,28 @@ func TestReplayRecordsEveryCall(t *testing.T) {
 		t.Errorf("String = %q", s)
 	}
 }
+
+func TestRandomOpsEndsAfterFlushWithARedeliveryAndANewEvent(t *testing.T) {
+	keys := []string{"x", "y"}
+	ops := RandomOps(kit.NewRand(7), keys, 50, 10, 5, 20)
+	if again := RandomOps(kit.NewRand(7), keys, 50, 10, 5, 20); !reflect.DeepEqual(ops, again) {
+		t.Fatalf("RandomOps is not deterministic for one seed:\n%v\n%v", ops, again)
+	}
+	n := len(ops)
+	if n < 53 || ops[n-3].Kind != "flush" || ops[n-2].Kind != "process" || ops[n-1].Kind != "process" {
+		t.Fatalf("RandomOps(50 events) = %d ops ending %v, want at least 50 events, then Flush, a redelivery and a new event", n, ops[max(0, n-3):])
+	}
+	seen := map[string]bool{}
+	for _, e := range EventsOf(ops[:n-3]) {
+		seen[e.ID] = true
+		if !slices.Contains(keys, e.Key) {
+			t.Errorf("event %v has a key outside %v", e, keys)
+		}
+	}
+	if !seen[ops[n-2].Event.ID] {
+		t.Errorf("op %v after Flush is not a redelivery of an earlier event", ops[n-2])
+	}
+	if last := ops[n-1].Event; last.ID != "after-end" || last.Key != "x" {
+		t.Errorf("last op %v, want a new event after-end of the first key", ops[n-1])
+	}
+}

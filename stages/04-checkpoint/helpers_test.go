@@ -4,7 +4,6 @@ package checkpoint
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -91,32 +90,12 @@ type (
 )
 
 var (
-	processOp, advanceOp, flushOp = windowtest.ProcessOp, windowtest.AdvanceOp, windowtest.FlushOp
-	runOps, eventsOf, emitted     = windowtest.Replay, windowtest.EventsOf, windowtest.Emitted
+	runOps, eventsOf, emitted = windowtest.Replay, windowtest.EventsOf, windowtest.Emitted
 )
 
-// genOps returns a seeded call sequence for cfg: n random events, shuffled
-// with disorder up to bound (more than the delay, so that some events are
-// late: corrections within the allowed lateness, side output beyond),
-// some delivered twice, with a few AdvanceWatermark calls among them
-// (some raising the watermark past max − delay, some too low to matter);
-// then Flush, then a redelivery and a new event, both after the end.
+// genOps returns windowtest.RandomOps for cfg, over keys a to d.
 func genOps(r *rand.Rand, cfg Config, n int, bound int64) []op {
-	ordered := kit.RandomEvents(r, n, []string{"a", "b", "c", "d"}, -3*cfg.WindowSize, 12*cfg.WindowSize)
-	events := kit.WithDuplicates(r, kit.BoundedShuffle(r, ordered, bound), 0.2)
-	var ops []op
-	maxTS := int64(math.MinInt64)
-	for i, e := range events {
-		if i > 0 && r.IntN(20) == 0 {
-			ops = append(ops, advanceOp(maxTS-cfg.WatermarkDelay+r.Int64N(cfg.WindowSize)-cfg.WindowSize/3))
-		}
-		ops = append(ops, processOp(e))
-		maxTS = max(maxTS, e.TS)
-	}
-	ops = append(ops, flushOp())
-	ops = append(ops, processOp(events[r.IntN(len(events))]))
-	ops = append(ops, processOp(ev("after-end", "a", maxTS, 1)))
-	return ops
+	return windowtest.RandomOps(r, []string{"a", "b", "c", "d"}, n, cfg.WindowSize, cfg.WatermarkDelay, bound)
 }
 
 // fmtResults renders results one per line, or "  (nothing)"; past twelve

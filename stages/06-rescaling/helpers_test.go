@@ -118,8 +118,7 @@ type (
 )
 
 var (
-	processOp, advanceOp, flushOp = windowtest.ProcessOp, windowtest.AdvanceOp, windowtest.FlushOp
-	runOps, eventsOf              = windowtest.Replay, windowtest.EventsOf
+	runOps, eventsOf = windowtest.Replay, windowtest.EventsOf
 )
 
 // singleRun returns what one stage-01 Processor for cfg does with ops: the
@@ -129,27 +128,9 @@ func singleRun(t testing.TB, cfg Config, ops []op) trace {
 	return runOps(windowtest.MustNew(t, NewProcessor, cfg), ops)
 }
 
-// genOps returns a seeded call sequence: n events over keys, shuffled with
-// disorder up to bound (above the delay, some events are late: corrections
-// within the allowed lateness, side output beyond it), a fifth of them
-// delivered twice, with a few AdvanceWatermark calls among them; then
-// Flush, then a redelivery and a new event, both after the end.
+// genOps returns windowtest.RandomOps for cfg.
 func genOps(r *rand.Rand, cfg Config, keys []string, n int, bound int64) []op {
-	ordered := kit.RandomEvents(r, n, keys, -3*cfg.WindowSize, 12*cfg.WindowSize)
-	events := kit.WithDuplicates(r, kit.BoundedShuffle(r, ordered, bound), 0.2)
-	var ops []op
-	maxTS := int64(math.MinInt64)
-	for i, e := range events {
-		if i > 0 && r.IntN(20) == 0 {
-			ops = append(ops, advanceOp(maxTS-cfg.WatermarkDelay+r.Int64N(cfg.WindowSize)-cfg.WindowSize/3))
-		}
-		ops = append(ops, processOp(e))
-		maxTS = max(maxTS, e.TS)
-	}
-	ops = append(ops, flushOp())
-	ops = append(ops, processOp(events[r.IntN(len(events))]))
-	ops = append(ops, processOp(windowtest.Ev("after-end", keys[0], maxTS, 1)))
-	return ops
+	return windowtest.RandomOps(r, keys, n, cfg.WindowSize, cfg.WatermarkDelay, bound)
 }
 
 // watermarkOrNone returns p.Watermark(), or math.MinInt64 if it panics.
