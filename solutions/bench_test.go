@@ -43,9 +43,14 @@ func benchStream() []kit.Event {
 // perEvent reports ns/event and allocs/event for a loop of b.N passes over
 // n events; mallocs is the number of heap allocations of the timed region.
 func perEvent(b *testing.B, n int, mallocs uint64) {
-	total := float64(b.N) * float64(n)
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/total, "ns/event")
-	b.ReportMetric(float64(mallocs)/total, "allocs/event")
+	per(b, n, "event")
+	b.ReportMetric(float64(mallocs)/(float64(b.N)*float64(n)), "allocs/event")
+}
+
+// per reports the time of one of the n items (events, windows, entries)
+// that each of b.N passes handles, as ns/<item>.
+func per(b *testing.B, n int, item string) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*float64(n)), "ns/"+item)
 }
 
 // stateAllocs reports the allocations of a processor's own state,
@@ -251,37 +256,36 @@ var sinkBytes []byte
 var sinkProcessor *Processor
 
 // BenchmarkSnapshot: Snapshot of 10k, 100k and 1M windows; ns/window and
-// bytes/window should stay flat as the state grows (linear cost).
+// bytes/window would stay flat if cost were linear (BenchmarkMapFill shows
+// what the caches add).
 func BenchmarkSnapshot(b *testing.B) {
-	for _, n := range benchWindowCounts {
-		b.Run(fmt.Sprintf("windows=%d", n), func(b *testing.B) {
-			p, snap := snapshotOf(b, n)
-			b.ReportAllocs()
-			measure(b, func() {
-				var err error
-				if sinkBytes, err = p.Snapshot(); err != nil {
-					b.Fatal(err)
-				}
-			})
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/window")
-			b.ReportMetric(float64(len(snap))/float64(n), "bytes/window")
-		})
-	}
+	benchWindows(b, func(b *testing.B, p *Processor, _ []byte) {
+		var err error
+		if sinkBytes, err = p.Snapshot(); err != nil {
+			b.Fatal(err)
+		}
+	})
 }
 
 // BenchmarkRestore: RestoreProcessor of the same snapshots.
 func BenchmarkRestore(b *testing.B) {
+	benchWindows(b, func(b *testing.B, _ *Processor, snap []byte) {
+		var err error
+		if sinkProcessor, err = RestoreProcessor(snap); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// benchWindows times op on a processor of each size in benchWindowCounts
+// and its snapshot, reporting ns/window and bytes/window.
+func benchWindows(b *testing.B, op func(b *testing.B, p *Processor, snap []byte)) {
 	for _, n := range benchWindowCounts {
 		b.Run(fmt.Sprintf("windows=%d", n), func(b *testing.B) {
-			_, snap := snapshotOf(b, n)
+			p, snap := snapshotOf(b, n)
 			b.ReportAllocs()
-			measure(b, func() {
-				var err error
-				if sinkProcessor, err = RestoreProcessor(snap); err != nil {
-					b.Fatal(err)
-				}
-			})
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/window")
+			measure(b, func() { op(b, p, snap) })
+			per(b, n, "window")
 			b.ReportMetric(float64(len(snap))/float64(n), "bytes/window")
 		})
 	}
@@ -309,7 +313,7 @@ func BenchmarkMapFill(b *testing.B) {
 				}
 				sinkMap = m
 			})
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entry")
+			per(b, n, "entry")
 		})
 	}
 }
