@@ -64,15 +64,11 @@ type SessionProcessor struct {
 	late []kit.Event
 
 	// free holds merged and expired sessions for new ones to reuse, with
-	// the memory of their published slices: in steady state opening a
-	// session allocates nothing. A watermark expires sessions in bursts, so
-	// free may hold as many as byEnd holds (or maxFree, if more): while a
-	// burst expires, that is the state before it.
-	free []*session
-	// freeLists holds the emptied session slices of keys whose last
-	// session expired, for keys that open a first session to reuse; as
-	// many as free may hold.
-	freeLists [][]*session
+	// the memory of their published slices; freeLists holds the emptied
+	// session slices of keys whose last session expired, for keys that
+	// open a first session to reuse.
+	free      pool[*session]
+	freeLists pool[[]*session]
 }
 
 // session is the state of one session of one key: its bounds, its running
@@ -160,11 +156,10 @@ func (s *SessionProcessor) Process(e kit.Event) []kit.Result {
 		// merged session's published results stay in start order.
 		merged.published = append(merged.published, old.published...)
 		s.unindex(old)
-		s.recycle(old)
+		s.free.put(old, len(s.byEnd))
 	}
-	if sessions == nil && len(s.freeLists) > 0 {
-		n := len(s.freeLists)
-		sessions, s.freeLists = s.freeLists[n-1], s.freeLists[:n-1]
+	if sessions == nil {
+		sessions, _ = s.freeLists.get()
 	}
 	s.byKey[e.Key] = slices.Replace(sessions, i, j, merged)
 	s.index(merged)
@@ -226,11 +221,9 @@ func (s *SessionProcessor) AdvanceWatermark(wm int64) []kit.Result {
 			s.byKey[x.key] = rest
 		} else {
 			delete(s.byKey, x.key)
-			if len(s.freeLists) < max(maxFree, len(s.byEnd)) {
-				s.freeLists = append(s.freeLists, rest)
-			}
+			s.freeLists.put(rest, len(s.byEnd))
 		}
-		s.recycle(x)
+		s.free.put(x, len(s.byEnd))
 		n++
 	}
 	s.byEnd = slices.Delete(s.byEnd, 0, n)
@@ -287,22 +280,12 @@ func compareByEnd(a, b *session) int {
 // newSession returns an empty session [start, end) of key, reusing a
 // recycled one if there is one.
 func (s *SessionProcessor) newSession(key string, start, end int64) *session {
-	var x *session
-	if n := len(s.free); n > 0 {
-		x, s.free = s.free[n-1], s.free[:n-1]
-	} else {
+	x, ok := s.free.get()
+	if !ok {
 		x = new(session)
 	}
 	*x = session{key: key, start: start, end: end, published: x.published[:0]}
 	return x
-}
-
-// recycle keeps x, which is no longer in s's state, for newSession to
-// reuse.
-func (s *SessionProcessor) recycle(x *session) {
-	if len(s.free) < max(maxFree, len(s.byEnd)) {
-		s.free = append(s.free, x)
-	}
 }
 
 // index adds x to byEnd.

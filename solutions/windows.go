@@ -74,10 +74,8 @@ type Processor struct {
 	sorted []keyTally
 
 	// free holds the state of expired windows, emptied, for new windows to
-	// reuse. A window opens for every one that expires, so in steady state
-	// the processor allocates no state at all: a truncated slice and a
-	// cleared map keep their memory. (See maxFree for how many it keeps.)
-	free []*window
+	// reuse: a truncated slice and a cleared map keep their memory.
+	free pool[*window]
 
 	// late is the side output: events whose window had expired when they
 	// arrived, in arrival order.
@@ -106,12 +104,34 @@ type keyTally struct {
 	count, sum int64
 }
 
-// maxFree is how many expired windows (or sessions) a processor keeps for
-// reuse at least. Beyond that it keeps no more than were open when they
-// expired: one watermark may expire many at once and as many open after
-// it, but recycling must not more than double the memory of the largest
-// state.
+// pool keeps emptied state (windows, sessions, slices) for new state to
+// reuse, so that a processor in steady state allocates none: as much
+// state expires as opens.
+type pool[T any] []T
+
+// maxFree is how much a pool keeps at least. Beyond that it keeps no more
+// than the state it came from held: one watermark may expire many windows
+// at once and as many open after it, but reuse must not more than double
+// the memory of the largest state.
 const maxFree = 64
+
+// get returns a kept item, if there is one.
+func (p *pool[T]) get() (x T, ok bool) {
+	n := len(*p)
+	if n == 0 {
+		return x, false
+	}
+	x, *p = (*p)[n-1], (*p)[:n-1]
+	return x, true
+}
+
+// put keeps x, unless the pool already holds max(maxFree, live) items,
+// where live is the size of the state x was part of.
+func (p *pool[T]) put(x T, live int) {
+	if len(*p) < max(maxFree, live) {
+		*p = append(*p, x)
+	}
+}
 
 // NewProcessor returns an empty Processor for cfg, or an error naming the
 // first invalid field: WindowSize ≤ 0, WatermarkDelay < 0 or
@@ -248,10 +268,8 @@ func (p *Processor) advanceTo(wm int64, out []kit.Result) []kit.Result {
 		n++
 	}
 	for _, w := range p.windows[:n] {
-		if len(p.free) < max(maxFree, len(p.windows)) {
-			w.reset()
-			p.free = append(p.free, w)
-		}
+		w.reset()
+		p.free.put(w, len(p.windows))
 	}
 	p.windows = slices.Delete(p.windows, 0, n)
 	return out
@@ -273,10 +291,8 @@ func (p *Processor) windowFor(start, end int64) *window {
 	if i < len(p.windows) && p.windows[i].end == end {
 		return p.windows[i]
 	}
-	var w *window
-	if n := len(p.free); n > 0 {
-		w, p.free = p.free[n-1], p.free[:n-1]
-	} else {
+	w, ok := p.free.get()
+	if !ok {
 		w = &window{}
 	}
 	w.start, w.end = start, end
