@@ -45,7 +45,12 @@ func TestIDSetSortsLikeStrings(t *testing.T) {
 		}
 		slices.Sort(wantSorted)
 		if got := set.sorted(); !slices.Equal(got, wantSorted) {
-			t.Errorf("sorted() of %d IDs:\n got  %q\n want %q", len(want), got, wantSorted)
+			i := 0
+			for i < min(len(got), len(wantSorted)) && got[i] == wantSorted[i] {
+				i++
+			}
+			t.Errorf("sorted() of %d IDs gave %d, first different at index %d:\n got  %q\n want %q",
+				len(want), len(got), i, got[i:min(i+3, len(got))], wantSorted[i:min(i+3, len(wantSorted))])
 		}
 	}
 }
