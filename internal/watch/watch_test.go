@@ -62,11 +62,15 @@ func TestDebounceBatchesABurst(t *testing.T) {
 	in <- "b.go"
 	in <- "a.go"
 	in <- "b.go"
-	var last chan time.Time
-	for len(clock.timers) > 0 {
-		last = <-clock.timers
+	// Each name arms a fresh timer. Take all three by blocking receives:
+	// Debounce arms the third only after the third send has returned, so
+	// counting what is already buffered would race with it.
+	var timers [3]chan time.Time
+	for i := range timers {
+		timers[i] = <-clock.timers
 	}
-	last <- time.Now() // quiet long enough: only the newest timer counts
+	timers[0] <- time.Now() // a superseded timer fires: nothing is sent
+	timers[2] <- time.Now() // quiet long enough: only the newest timer counts
 	assert.Equal(t, []string{"a.go", "b.go"}, <-out)
 	in <- "c.go"
 	close(in)
