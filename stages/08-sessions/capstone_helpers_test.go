@@ -58,6 +58,20 @@ type scenario struct {
 // clock reads event time ts.
 func (sc scenario) at(ts int64) time.Duration { return time.Duration(ts-sc.from) * time.Millisecond }
 
+// lastFirstDelivery returns when the last event delivered for the first
+// time arrives: the end of the data, redeliveries apart.
+func (sc scenario) lastFirstDelivery() time.Duration {
+	seen := map[string]bool{}
+	var last time.Duration
+	for _, a := range sc.arrivals {
+		if !seen[a.Event.ID] {
+			seen[a.Event.ID] = true
+			last = a.At
+		}
+	}
+	return last
+}
+
 // events returns the events of the arrivals, in arrival order.
 func (sc scenario) events() []kit.Event {
 	out := make([]kit.Event, len(sc.arrivals))
