@@ -91,11 +91,10 @@ func (p *Processor) Snapshot() ([]byte, error) {
 	// p.windows is already in ascending order of end; only the keys need
 	// sorting.
 	buf = binary.AppendUvarint(buf, uint64(len(p.windows)))
-	var sorted []keyTally
 	for _, w := range p.windows {
 		buf = binary.AppendVarint(buf, w.start)
 		buf = binary.AppendVarint(buf, w.end)
-		sorted = w.sortedTallies(sorted)
+		sorted := p.sortedTallies(w)
 		buf = binary.AppendUvarint(buf, uint64(len(sorted)))
 		for _, t := range sorted {
 			buf = appendString(buf, t.key)
@@ -252,9 +251,7 @@ func decodeV1(body []byte) (*Processor, error) {
 		if k == 0 {
 			return nil, fmt.Errorf("window [%d,%d) has no keys", start, end)
 		}
-		// The window's index is left for tally to build if an event ever
-		// comes for the window: most restored windows only fire and expire.
-		w := &window{start: start, end: end, tallies: make([]keyTally, 0, k)}
+		w := p.newWindow(start, end)
 		prev := ""
 		for i := range k {
 			key, count, sum := r.key(), r.uvarint(), r.varint()
@@ -267,7 +264,7 @@ func decodeV1(body []byte) (*Processor, error) {
 			if count == 0 || count > math.MaxInt64 {
 				return nil, fmt.Errorf("key %q of window [%d,%d) has count %d", key, start, end, count)
 			}
-			w.tallies = append(w.tallies, keyTally{key: key, count: int64(count), sum: sum})
+			w.restoreTally(key, int64(count), sum)
 			prev = key
 		}
 		p.windows = append(p.windows, w)

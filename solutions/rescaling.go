@@ -181,11 +181,8 @@ func (pp *ParallelProcessor) Process(e kit.Event) []kit.Result {
 	// The key-group processor judges the event against the stream's
 	// watermark (it is kept at it) and dedups by ID within the key group: a
 	// redelivered record has the same key, so it reaches the same group.
-	// This package's Processor exposes its side output as a field; reading
-	// its length is the cheap way to know whether e went there.
-	lateBefore := len(g.late)
-	out := g.Process(e)
-	if len(g.late) > lateBefore {
+	out, late := g.process(e)
+	if late {
 		pp.late = append(pp.late, e)
 	}
 
@@ -235,14 +232,10 @@ func (pp *ParallelProcessor) KeysOn(subtask int) []string {
 	}
 	var keys []string
 	for _, g := range pp.subtasks[subtask].groups {
-		for _, w := range g.windows {
-			for _, t := range w.tallies {
-				keys = append(keys, t.key)
-			}
-		}
+		keys = append(keys, g.keys()...)
 	}
-	slices.Sort(keys)
-	return slices.Compact(keys) // a key with state in two windows is listed once
+	slices.Sort(keys) // a key belongs to one key group: no duplicates across groups
+	return keys
 }
 
 // group returns the processor of key group kg, on the subtask that owns

@@ -63,12 +63,11 @@ type SessionProcessor struct {
 	// late is the side output, in arrival order.
 	late []kit.Event
 
-	// free holds merged and expired sessions for new ones to reuse, with
-	// the memory of their published slices; freeLists holds the emptied
-	// session slices of keys whose last session expired, for keys that
-	// open a first session to reuse.
-	free      pool[*session]
-	freeLists pool[[]*session]
+	// reuse is empty in the plain build. The tuned build (-tags fast,
+	// sessionstate_fast.go) keeps merged and expired sessions there, and
+	// the session slices of keys that have none left, for new state to
+	// reuse.
+	reuse sessionReuse
 }
 
 // session is the state of one session of one key: its bounds, its running
@@ -156,10 +155,10 @@ func (s *SessionProcessor) Process(e kit.Event) []kit.Result {
 		// merged session's published results stay in start order.
 		merged.published = append(merged.published, old.published...)
 		s.unindex(old)
-		s.free.put(old, len(s.byEnd))
+		s.release(old)
 	}
 	if sessions == nil {
-		sessions, _ = s.freeLists.get()
+		sessions = s.newSessionList()
 	}
 	s.byKey[e.Key] = slices.Replace(sessions, i, j, merged)
 	s.index(merged)
@@ -213,17 +212,15 @@ func (s *SessionProcessor) AdvanceWatermark(wm int64) []kit.Result {
 	n := 0
 	for n < len(s.byEnd) && s.cleanupTime(s.byEnd[n].end) <= wm {
 		x := s.byEnd[n]
-		// x is its key's first session. Delete shifts the rest down,
-		// keeping the slice's memory for the key's later sessions, or for
-		// another key's once this one has none.
+		// x is its key's first session.
 		rest := slices.Delete(s.byKey[x.key], 0, 1)
 		if len(rest) > 0 {
 			s.byKey[x.key] = rest
 		} else {
 			delete(s.byKey, x.key)
-			s.freeLists.put(rest, len(s.byEnd))
+			s.releaseList(rest)
 		}
-		s.free.put(x, len(s.byEnd))
+		s.release(x)
 		n++
 	}
 	s.byEnd = slices.Delete(s.byEnd, 0, n)
@@ -275,17 +272,6 @@ func compareByEnd(a, b *session) int {
 		return c
 	}
 	return strings.Compare(a.key, b.key)
-}
-
-// newSession returns an empty session [start, end) of key, reusing a
-// recycled one if there is one.
-func (s *SessionProcessor) newSession(key string, start, end int64) *session {
-	x, ok := s.free.get()
-	if !ok {
-		x = new(session)
-	}
-	*x = session{key: key, start: start, end: end, published: x.published[:0]}
-	return x
 }
 
 // index adds x to byEnd.

@@ -107,15 +107,12 @@ func RunParallel[K comparable, T any](r *KeyedResult[K, T]) map[K]T {
 	p := r.parallelism
 	inputs := make([]chan []keyedElem[K, T], p)
 	partials := make([]map[K]T, p) // partials[i] belongs to worker i alone
-	// Workers hand drained batches back through free for the router to
-	// refill, as Flink's network stack recycles its buffers: the memory in
-	// flight stays a few batches per worker, however long the stream.
-	free := make(chan []keyedElem[K, T], 4*p)
+	batches := newBatchPool[K, T](p)
 	var wg sync.WaitGroup
 	for i := range p {
 		inputs[i] = make(chan []keyedElem[K, T], 2)
 		partials[i] = make(map[K]T)
-		wg.Go(func() { reduceWorker(inputs[i], free, partials[i], r.fn) })
+		wg.Go(func() { reduceWorker(inputs[i], batches, partials[i], r.fn) })
 	}
 
 	// Route. Hashing a key is far slower than a map lookup, so each distinct
@@ -132,14 +129,7 @@ func RunParallel[K comparable, T any](r *KeyedResult[K, T]) map[K]T {
 		pending[w] = append(pending[w], keyedElem[K, T]{key: k, val: v})
 		if len(pending[w]) == routeBatch {
 			inputs[w] <- pending[w]
-			// The worker now owns the sent batch: start another, a
-			// recycled one if a worker has handed one back.
-			select {
-			case batch := <-free:
-				pending[w] = batch
-			default:
-				pending[w] = make([]keyedElem[K, T], 0, routeBatch)
-			}
+			pending[w] = batches.get() // the worker owns the sent batch now
 		}
 	}
 	for w, batch := range pending {
@@ -162,9 +152,9 @@ func RunParallel[K comparable, T any](r *KeyedResult[K, T]) map[K]T {
 
 // reduceWorker folds every element arriving on in into acc, the worker's
 // own state: the first element of a key becomes its accumulator, each later
-// one is folded in with fn. It hands each drained batch back on free, unless
-// free is full, and returns when in is closed and drained.
-func reduceWorker[K comparable, T any](in <-chan []keyedElem[K, T], free chan<- []keyedElem[K, T], acc map[K]T, fn func(acc, v T) T) {
+// one is folded in with fn. It gives each drained batch back to batches and
+// returns when in is closed and drained.
+func reduceWorker[K comparable, T any](in <-chan []keyedElem[K, T], batches batchPool[K, T], acc map[K]T, fn func(acc, v T) T) {
 	for batch := range in {
 		for _, e := range batch {
 			if cur, ok := acc[e.key]; ok {
@@ -173,10 +163,6 @@ func reduceWorker[K comparable, T any](in <-chan []keyedElem[K, T], free chan<- 
 				acc[e.key] = e.val
 			}
 		}
-		clear(batch) // drop the references, so recycled memory keeps nothing alive
-		select {
-		case free <- batch[:0]:
-		default:
-		}
+		batches.put(batch)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/flk-byo/course/kit"
 )
@@ -66,16 +65,8 @@ type Processor struct {
 	// ones due are always a run at (or near) the front, found without
 	// scanning all state. Few windows are open at once, about
 	// (WatermarkDelay + AllowedLateness) / WindowSize + 1, so a binary
-	// search over this slice finds an event's window faster than a map.
+	// search over this slice finds an event's window as fast as a map.
 	windows []*window
-
-	// sorted is scratch space for a window's tallies in key order, reused
-	// so that emitting a window allocates nothing but its results.
-	sorted []keyTally
-
-	// free holds the state of expired windows, emptied, for new windows to
-	// reuse: a truncated slice and a cleared map keep their memory.
-	free pool[*window]
 
 	// late is the side output: events whose window had expired when they
 	// arrived, in arrival order.
@@ -84,53 +75,11 @@ type Processor struct {
 	// upstreamOnly is set by NewUpstreamProcessor (stage 07): the watermark
 	// then moves only by AdvanceWatermark and Flush, never by events.
 	upstreamOnly bool
-}
 
-// window is the state of one tumbling window: a running count and sum per
-// key that has events in it.
-type window struct {
-	start, end int64
-	// tallies holds one tally per key, in the order the keys first came;
-	// index finds a key's tally (nil until needed, after a restore). A
-	// slice of values, rather than a map of pointers, costs no allocation
-	// per key and is reused whole when the window's state is recycled.
-	tallies []keyTally
-	index   map[string]int
-}
-
-// keyTally is the running aggregate of one key in one window.
-type keyTally struct {
-	key        string
-	count, sum int64
-}
-
-// pool keeps emptied state (windows, sessions, slices) for new state to
-// reuse, so that a processor in steady state allocates none: as much
-// state expires as opens.
-type pool[T any] []T
-
-// maxFree is how much a pool keeps at least. Beyond that it keeps no more
-// than the state it came from held: one watermark may expire many windows
-// at once and as many open after it, but reuse must not more than double
-// the memory of the largest state.
-const maxFree = 64
-
-// get returns a kept item, if there is one.
-func (p *pool[T]) get() (x T, ok bool) {
-	n := len(*p)
-	if n == 0 {
-		return x, false
-	}
-	x, *p = (*p)[n-1], (*p)[:n-1]
-	return x, true
-}
-
-// put keeps x, unless the pool already holds max(maxFree, live) items,
-// where live is the size of the state x was part of.
-func (p *pool[T]) put(x T, live int) {
-	if len(*p) < max(maxFree, live) {
-		*p = append(*p, x)
-	}
+	// reuse is empty in the plain build: what expires is left to the
+	// garbage collector. The tuned build (-tags fast, windowstate_fast.go)
+	// keeps expired windows and scratch space there for new state to reuse.
+	reuse windowReuse
 }
 
 // NewProcessor returns an empty Processor for cfg, or an error naming the
@@ -158,10 +107,17 @@ func NewProcessor(cfg Config) (*Processor, error) {
 // window if that window had already fired. An event whose ID was seen
 // before is ignored; an event whose window has expired goes to Late.
 func (p *Processor) Process(e kit.Event) []kit.Result {
+	out, _ := p.process(e)
+	return out
+}
+
+// process is Process, and also reports whether e went to the side output
+// (stage 06's ParallelProcessor keeps one side output for all key groups).
+func (p *Processor) process(e kit.Event) (out []kit.Result, late bool) {
 	// 1. Dedup first: a redelivered event must have no effect at all, not
 	// even on the watermark or the side output, whatever its fields say.
 	if !p.seen.add(e.ID) {
-		return nil
+		return nil, false
 	}
 
 	// 2. Lateness is judged against the watermark this event arrived to,
@@ -172,7 +128,7 @@ func (p *Processor) Process(e kit.Event) []kit.Result {
 	start, end := AssignWindow(e.TS, p.cfg.WindowSize)
 	if p.watermark >= p.cleanupTime(end) {
 		p.late = append(p.late, e)
-		return nil
+		return nil, true
 	}
 
 	// 3. Update the state. The window may be new, open, or (with allowed
@@ -182,7 +138,6 @@ func (p *Processor) Process(e kit.Event) []kit.Result {
 	t.count++
 	t.sum += e.Value
 
-	var out []kit.Result
 	if end <= p.watermark {
 		// The watermark has passed this window's end, so the window has
 		// fired (every window with end ≤ watermark has). Its results are out
@@ -198,9 +153,9 @@ func (p *Processor) Process(e kit.Event) []kit.Result {
 	// so counting it first is what makes every fired result include it.
 	// A processor that follows upstream watermarks skips this step.
 	if p.upstreamOnly {
-		return out
+		return out, false
 	}
-	return p.advanceTo(minusSaturating(e.TS, p.cfg.WatermarkDelay), out)
+	return p.advanceTo(minusSaturating(e.TS, p.cfg.WatermarkDelay), out), false
 }
 
 // AdvanceWatermark raises the watermark to wm, as a watermark from an
@@ -267,11 +222,7 @@ func (p *Processor) advanceTo(wm int64, out []kit.Result) []kit.Result {
 	for n < len(p.windows) && p.cleanupTime(p.windows[n].end) <= wm {
 		n++
 	}
-	for _, w := range p.windows[:n] {
-		w.reset()
-		p.free.put(w, len(p.windows))
-	}
-	p.windows = slices.Delete(p.windows, 0, n)
+	p.dropWindows(n)
 	return out
 }
 
@@ -291,11 +242,7 @@ func (p *Processor) windowFor(start, end int64) *window {
 	if i < len(p.windows) && p.windows[i].end == end {
 		return p.windows[i]
 	}
-	w, ok := p.free.get()
-	if !ok {
-		w = &window{}
-	}
-	w.start, w.end = start, end
+	w := p.newWindow(start, end)
 	p.windows = slices.Insert(p.windows, i, w)
 	return w
 }
@@ -310,32 +257,6 @@ func (p *Processor) cleanupTime(end int64) int64 {
 	return end + p.cfg.AllowedLateness
 }
 
-// tally returns the tally of key in w, adding an empty one if key is new
-// to w; existed reports whether it was there already.
-func (w *window) tally(key string) (t *keyTally, existed bool) {
-	if w.index == nil {
-		w.index = make(map[string]int, len(w.tallies))
-		for i, t := range w.tallies {
-			w.index[t.key] = i
-		}
-	}
-	i, existed := w.index[key]
-	if !existed {
-		i = len(w.tallies)
-		w.tallies = append(w.tallies, keyTally{key: key})
-		w.index[key] = i
-	}
-	return &w.tallies[i], existed
-}
-
-// reset empties w for reuse, keeping the memory of its slice and map but
-// not the keys: a recycled window must not keep old keys' strings alive.
-func (w *window) reset() {
-	clear(w.tallies)
-	w.tallies = w.tallies[:0]
-	clear(w.index)
-}
-
 // result is the current result of the key whose tally in w is t.
 func (w *window) result(t keyTally, isUpdate bool) kit.Result {
 	return kit.Result{Key: t.key, Start: w.start, End: w.end, Count: t.count, Sum: t.sum, IsUpdate: isUpdate}
@@ -343,23 +264,25 @@ func (w *window) result(t keyTally, isUpdate bool) kit.Result {
 
 // appendResults appends the result of every key of w to out, in key order.
 func (p *Processor) appendResults(out []kit.Result, w *window) []kit.Result {
-	p.sorted = w.sortedTallies(p.sorted)
-	out = slices.Grow(out, len(p.sorted)) // one allocation, not one per doubling
-	for _, t := range p.sorted {
+	sorted := p.sortedTallies(w)
+	out = slices.Grow(out, len(sorted)) // one allocation, not one per doubling
+	for _, t := range sorted {
 		out = append(out, w.result(t, false))
 	}
 	return out
 }
 
-// sortedTallies returns the tallies of w in ascending key order, in the
-// memory of scratch. The window's own tallies stay in arrival order: with
-// allowed lateness a fired window still takes events, and its index must
-// stay valid. Results ordered by key and snapshots whose bytes depend only
-// on the state both need this order.
-func (w *window) sortedTallies(scratch []keyTally) []keyTally {
-	sorted := append(scratch[:0], w.tallies...)
-	slices.SortFunc(sorted, func(a, b keyTally) int { return strings.Compare(a.key, b.key) })
-	return sorted
+// keys returns the keys that have state in some window, sorted, each once
+// (stage 06's KeysOn).
+func (p *Processor) keys() []string {
+	var keys []string
+	for _, w := range p.windows {
+		for _, t := range p.sortedTallies(w) {
+			keys = append(keys, t.key)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys) // a key with state in two windows is listed once
 }
 
 // minusSaturating returns a − b for b ≥ 0, or math.MinInt64 if that would

@@ -34,6 +34,12 @@ type Stage struct {
 	Concept string // one line: what the stage teaches
 	Points  int    // points for grading, shared equally by its tests
 	Ready   bool   // false for a stage announced but not yet in this version
+
+	// Solution names the reference files (in solutions/, the plain build)
+	// that `de solution` shows for the stage, in reading order; SolutionNote,
+	// if set, says why they are not the stage's skeleton files.
+	Solution     []string
+	SolutionNote string
 }
 
 // ID returns the stage's folder name, e.g. "02-keyed-partitioning".
@@ -56,8 +62,10 @@ type file struct {
 		Slug    string `json:"slug"`
 		Title   string `json:"title"`
 		Concept string `json:"concept"`
-		Points  int    `json:"points"`
-		Ready   bool   `json:"ready"`
+		Points   int      `json:"points"`
+		Ready    bool     `json:"ready"`
+		Solution []string `json:"solution"`
+		Note     string   `json:"solution_note"`
 	} `json:"stages"`
 }
 
@@ -81,7 +89,7 @@ func Load(fsys fs.FS) (*Catalog, error) {
 		}
 		c.Stages = append(c.Stages, Stage{
 			Number: i + 1, Slug: s.Slug, Title: s.Title, Concept: s.Concept,
-			Points: s.Points, Ready: s.Ready,
+			Points: s.Points, Ready: s.Ready, Solution: s.Solution, SolutionNote: s.Note,
 		})
 	}
 	return c, nil

@@ -151,7 +151,7 @@ func (e *env) gradedStages(names []string, all bool) ([]catalog.Stage, error) {
 			if !st.Ready {
 				return nil, fmt.Errorf("stage %s (%s) is not in this version of the course yet", st.Ref(), st.Slug)
 			}
-			if !slices.Contains(sts, st) {
+			if !slices.ContainsFunc(sts, func(s catalog.Stage) bool { return s.Number == st.Number }) {
 				sts = append(sts, st)
 			}
 		}

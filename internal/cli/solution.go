@@ -20,12 +20,15 @@ func solutionCommand(io IO) *ucli.Command {
 		Description: `Prints the reference solution's files for a stage (the current one by default),
 once de test has passed it. --force shows them anyway, and spoils the stage.
 
-Which files: the files in solutions/ with the same names as the stage's skeleton
-files (stage 01: windows.go; 02: partition.go, stream.go; …), plus the
-reference's own helpers that those files use and no stage asks you to write
-(stage 01: seen.go, the set of seen IDs). A stage without skeleton files
-extends an earlier stage's files; stage 03 (allowed lateness) shows
-windows.go, where lateness is implemented. Nothing is written to lab/.`,
+Which files: those the catalogue (stages/catalog.json) lists for the stage,
+in the reference's plain build: the files with the names of the stage's
+skeleton files (stage 01: windows.go), then the reference's own helpers that
+they use and no stage asks you to write (stage 01: windowstate.go, how a
+window's state is held, and seen.go, the set of seen IDs). A stage without
+skeleton files extends an earlier stage's files; stage 03 (allowed lateness)
+shows windows.go, where lateness is implemented. The tuned build
+(solutions/*_fast.go, go build -tags fast) is what de bench measures and
+docs/PERFORMANCE.md explains. Nothing is written to lab/.`,
 		Flags: []ucli.Flag{
 			&ucli.BoolFlag{Name: "force", Usage: "show the reference even though the stage has not passed (spoils it)"},
 		},
@@ -38,40 +41,6 @@ windows.go, where lateness is implemented. Nothing is written to lab/.`,
 			return e.solution(c.Args().Slice(), c.Bool("force"))
 		},
 	}
-}
-
-// extendedFiles names, for a stage without skeleton files, the earlier
-// files it changes, and why; keyed by slug.
-var extendedFiles = map[string]struct {
-	files []string
-	why   string
-}{
-	"lateness": {[]string{"windows.go"}, "stage 03 has no skeleton files: allowed lateness extends stage 01's windows.go"},
-}
-
-// helperFiles names, for a stage, the reference files its files use that
-// are no stage's skeleton file, keyed by slug: shown with the first stage
-// that uses them, so that the reference reads whole.
-var helperFiles = map[string][]string{
-	"windows": {"seen.go"},
-}
-
-// referenceFiles returns the files of solutions/ that belong to a stage
-// (see the command's help for the rule), and a note when the rule's
-// exception was used.
-func referenceFiles(cat *catalog.Catalog, st catalog.Stage) (files []string, note string, err error) {
-	names, err := cat.SkeletonFiles(st)
-	if err != nil {
-		return nil, "", err
-	}
-	if len(names) > 0 {
-		return append(names, helperFiles[st.Slug]...), "", nil
-	}
-	ext, ok := extendedFiles[st.Slug]
-	if !ok {
-		return nil, "", fmt.Errorf("stage %s has no skeleton files and de does not know which reference files it extends", st.Ref())
-	}
-	return ext.files, ext.why, nil
 }
 
 func (e *env) solution(args []string, force bool) error {
@@ -98,10 +67,7 @@ func (e *env) solution(args []string, force bool) error {
 		}
 		fmt.Fprintf(e.Stderr, "%s\n", s.Yellow(fmt.Sprintf("Spoiler: %s has not passed yet; here is the reference anyway (--force).", st.Ref())))
 	}
-	files, note, err := referenceFiles(e.cat, st)
-	if err != nil {
-		return err
-	}
+	files, note := st.Solution, st.SolutionNote
 	e.printf("%s\n", s.Bold(fmt.Sprintf("Reference solution for %s · %s", st.Ref(), st.Title)))
 	if note != "" {
 		e.printf("%s\n", s.Dim("("+note+")"))

@@ -95,51 +95,40 @@ func TestWatchStopsOnContext(t *testing.T) {
 	assert.Contains(t, out.String(), "stopped watching")
 }
 
-func TestReferenceFiles(t *testing.T) {
-	cat, err := catalog.Load(stages.FS)
-	require.NoError(t, err)
-	for _, tc := range []struct {
-		stage, note string
-		want        []string
-	}{
-		{"01", "", []string{"windows.go", "seen.go"}},
-		{"02", "", []string{"partition.go", "stream.go"}},
-		{"03", "stage 03 has no skeleton files: allowed lateness extends stage 01's windows.go", []string{"windows.go"}},
-		{"08", "", []string{"sessionjob.go", "sessions.go"}},
-	} {
-		st, err := cat.Resolve(tc.stage)
-		require.NoError(t, err)
-		files, note, err := referenceFiles(cat, st)
-		require.NoError(t, err)
-		assert.Equal(t, tc.want, files, tc.stage)
-		assert.Equal(t, tc.note, note, tc.stage)
-	}
-}
-
 // TestEveryReferenceFileIsShown checks that de solution shows every file of
-// the reference with some stage: a helper that no stage lists (add it to
-// helperFiles) would leave a learner reading code that calls what it
-// cannot see.
+// the reference's plain build with some stage, and that every file the
+// catalogue names exists: a helper that no stage lists (add it to the
+// stage's "solution" in stages/catalog.json) would leave a learner reading
+// code that calls what it cannot see. The tuned build's files (*_fast.go)
+// are de bench's, explained in docs/PERFORMANCE.md, and shown by no stage.
 func TestEveryReferenceFileIsShown(t *testing.T) {
 	cat, err := catalog.Load(stages.FS)
 	require.NoError(t, err)
+	solutions := filepath.Join("..", "..", "solutions")
 	shown := map[string]bool{"doc.go": true} // the package comment alone
 	for _, st := range cat.Stages {
 		if !st.Ready {
 			continue
 		}
-		files, _, err := referenceFiles(cat, st)
-		require.NoError(t, err)
-		for _, f := range files {
+		assert.NotEmpty(t, st.Solution, "stage %s lists no solution files in stages/catalog.json", st.ID())
+		for _, f := range st.Solution {
 			shown[f] = true
+			assert.FileExists(t, filepath.Join(solutions, f), "stage %s's solution", st.ID())
+			assert.False(t, strings.HasSuffix(f, "_fast.go"), "stage %s shows %s, a file of the tuned build", st.ID(), f)
 		}
 	}
-	all, err := filepath.Glob(filepath.Join("..", "..", "solutions", "*.go"))
+	all, err := filepath.Glob(filepath.Join(solutions, "*.go"))
 	require.NoError(t, err)
 	require.NotEmpty(t, all)
 	for _, path := range all {
-		if name := filepath.Base(path); !strings.HasSuffix(name, "_test.go") {
-			assert.True(t, shown[name], "solutions/%s is shown by no stage's de solution", name)
+		name := filepath.Base(path)
+		if plain, ok := strings.CutSuffix(name, "_fast.go"); ok {
+			assert.FileExists(t, filepath.Join(solutions, plain+".go"), "the tuned %s has no plain twin", name)
+			continue
 		}
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		assert.True(t, shown[name], "solutions/%s is shown by no stage's de solution", name)
 	}
 }

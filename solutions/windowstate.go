@@ -1,0 +1,68 @@
+//go:build !fast
+
+package solutions
+
+import (
+	"slices"
+	"strings"
+)
+
+// This file holds how a tumbling window's state is kept in memory, in the
+// plain build: a map of tallies per window, allocated when needed and left
+// to the garbage collector when the window expires. The tuned build
+// (-tags fast, windowstate_fast.go) has the same names with state that is
+// recycled instead; docs/PERFORMANCE.md measures the difference.
+
+// window is the state of one tumbling window: a running count and sum per
+// key that has events in it.
+type window struct {
+	start, end int64
+	tallies    map[string]*keyTally
+}
+
+// keyTally is the running aggregate of one key in one window.
+type keyTally struct {
+	key        string
+	count, sum int64
+}
+
+// windowReuse is the state a Processor keeps for reuse: none here.
+type windowReuse struct{}
+
+// newWindow returns an empty window [start, end).
+func (p *Processor) newWindow(start, end int64) *window {
+	return &window{start: start, end: end, tallies: make(map[string]*keyTally)}
+}
+
+// dropWindows drops the first n windows, which have expired.
+func (p *Processor) dropWindows(n int) {
+	p.windows = slices.Delete(p.windows, 0, n)
+}
+
+// tally returns the tally of key in w, adding an empty one if key is new
+// to w; existed reports whether it was there already.
+func (w *window) tally(key string) (t *keyTally, existed bool) {
+	t, existed = w.tallies[key]
+	if !existed {
+		t = &keyTally{key: key}
+		w.tallies[key] = t
+	}
+	return t, existed
+}
+
+// restoreTally adds the tally of a key new to w, as a snapshot holds it.
+func (w *window) restoreTally(key string, count, sum int64) {
+	w.tallies[key] = &keyTally{key: key, count: count, sum: sum}
+}
+
+// sortedTallies returns the tallies of w in ascending key order: the order
+// of a window's results, and of a snapshot, whose bytes must depend only
+// on the state (a map iterates in random order).
+func (p *Processor) sortedTallies(w *window) []keyTally {
+	sorted := make([]keyTally, 0, len(w.tallies))
+	for _, t := range w.tallies {
+		sorted = append(sorted, *t)
+	}
+	slices.SortFunc(sorted, func(a, b keyTally) int { return strings.Compare(a.key, b.key) })
+	return sorted
+}
