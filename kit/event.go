@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Event is one input record. Times are int64 milliseconds of event time.
@@ -20,7 +23,32 @@ type Event struct {
 
 // String renders an event compactly for failure messages, e.g. "e7 a@1500=3".
 func (e Event) String() string {
-	return fmt.Sprintf("%s %s@%d=%d", e.ID, e.Key, e.TS, e.Value)
+	return fmt.Sprintf("%s %s@%d=%d", ShowString(e.ID), ShowString(e.Key), e.TS, e.Value)
+}
+
+// showMax is how many bytes of a key or ID ShowString shows.
+const showMax = 24
+
+// ShowString renders a key or an ID for a failure message: as it is when
+// it is short, printable UTF-8 without spaces; otherwise Go-quoted, with
+// at most 24 bytes shown and the length said, so that an empty ID, a NUL
+// byte, invalid UTF-8 or a 70 000-byte key (see AwkwardStrings) is both
+// visible and short: "", "\x00", "\xff\xfe", "iiiiiiiiiiiiiiiiiiiiiiii"…(70000 bytes).
+func ShowString(s string) string {
+	plain := s != "" && len(s) <= showMax && utf8.ValidString(s)
+	for _, r := range s {
+		if !plain || !unicode.IsPrint(r) || unicode.IsSpace(r) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	if len(s) <= showMax {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%s…(%d bytes)", strconv.Quote(s[:showMax]), len(s))
 }
 
 // Result is what a window emits for one key: the count and sum of the
@@ -38,7 +66,7 @@ type Result struct {
 // String renders a result compactly, e.g. "a [0,10) count=2 sum=5" with
 // " (update)" appended for a correction.
 func (r Result) String() string {
-	s := fmt.Sprintf("%s [%d,%d) count=%d sum=%d", r.Key, r.Start, r.End, r.Count, r.Sum)
+	s := fmt.Sprintf("%s [%d,%d) count=%d sum=%d", ShowString(r.Key), r.Start, r.End, r.Count, r.Sum)
 	if r.IsUpdate {
 		s += " (update)"
 	}

@@ -3,6 +3,7 @@ package kit
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -77,6 +78,93 @@ func WithDuplicates(r *rand.Rand, events []Event, rate float64) []Event {
 		at := slices.IndexFunc(out, func(x Event) bool { return x.ID == e.ID })
 		pos := at + 1 + r.IntN(len(out)-at)
 		out = slices.Insert(out, pos, e)
+	}
+	return out
+}
+
+// AwkwardStrings returns keys and IDs that break naive encodings, in this
+// order: the empty string; one byte; a NUL byte; invalid UTF-8; 255 and
+// 256 bytes (either side of a one-byte length, 0xff); 70 000 bytes (past
+// 16-bit lengths and 64 KiB buffers); a string that is a prefix of the next
+// one; and bytes above 0x7f that sort after every ASCII byte. Every call
+// returns new slices of the same strings.
+func AwkwardStrings() []string {
+	return []string{
+		"",
+		"k",
+		"\x00",
+		"\xff\xfe",
+		strings.Repeat("p", 255),
+		strings.Repeat("p", 256),
+		strings.Repeat("i", 70_000),
+		"pre",
+		"pre\x00fix",
+		"\xc3\xa9t\xc3\xa9",
+	}
+}
+
+// EdgeValues are event values that a lossy encoding of integers gets wrong:
+// the int64 extremes and their neighbours, values above 2⁵³ (where a
+// float64, as encoding/json decodes into interface{}, loses digits), 0
+// and -1. Sums over them wrap around as Go's int64 arithmetic does, the same
+// in every correct implementation.
+var EdgeValues = []int64{math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1, 1<<53 + 1, -(1<<53 + 1), 0, -1}
+
+// WithAwkwardFields returns a copy of events in which, with probability
+// rate each, a key is renamed to one of AwkwardStrings (every event of that
+// key alike, distinct keys to distinct names), an ID is renamed to an
+// awkward one (every delivery of that ID alike, distinct IDs to distinct
+// names, so duplicates stay duplicates), and a value is replaced by one of
+// EdgeValues. Timestamps are left alone: it changes what state holds, not
+// which windows exist. Keys and IDs of events with equal ID stay equal.
+func WithAwkwardFields(r *rand.Rand, events []Event, rate float64) []Event {
+	awkward := AwkwardStrings()
+	keys, ids := map[string]string{}, map[string]string{}
+	usedKey, usedID := map[string]bool{}, map[string]bool{}
+	for _, e := range events {
+		usedKey[e.Key], usedID[e.ID] = true, true
+	}
+	// rename picks a new name for old: an unused awkward string, or one
+	// made unique by the old name, never a name already in the stream.
+	rename := func(old string, used map[string]bool) string {
+		for range 3 {
+			if name := awkward[r.IntN(len(awkward))]; !used[name] {
+				used[name] = true
+				return name
+			}
+		}
+		for name := awkward[r.IntN(len(awkward))] + old; ; name += "\x00" {
+			if !used[name] {
+				used[name] = true
+				return name
+			}
+		}
+	}
+	values := map[string]int64{}
+	out := slices.Clone(events)
+	for i, e := range out {
+		k, ok := keys[e.Key]
+		if !ok {
+			k = e.Key
+			if r.Float64() < rate {
+				k = rename(e.Key, usedKey)
+			}
+			keys[e.Key] = k
+		}
+		id, ok := ids[e.ID]
+		if !ok {
+			id = e.ID
+			if r.Float64() < rate {
+				id = rename(e.ID, usedID)
+			}
+			ids[e.ID] = id
+			v := e.Value
+			if r.Float64() < rate {
+				v = EdgeValues[r.IntN(len(EdgeValues))]
+			}
+			values[e.ID] = v
+		}
+		out[i].Key, out[i].ID, out[i].Value = k, id, values[e.ID]
 	}
 	return out
 }

@@ -179,3 +179,50 @@ func TestTimelineDrawsSessions(t *testing.T) {
 		assert.Contains(t, c.tl.String(), c.want, c.name)
 	}
 }
+
+func TestShowString(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"eu-user1", "eu-user1"},
+		{"", `""`},
+		{"\x00", `"\x00"`},
+		{"\xff\xfe", `"\xff\xfe"`},
+		{"a b", `"a b"`},
+		{"été", "été"},
+		{strings.Repeat("i", 70_000), `"iiiiiiiiiiiiiiiiiiiiiiii"…(70000 bytes)`},
+	} {
+		assert.Equal(t, tc.want, kit.ShowString(tc.in), "ShowString(%.30q)", tc.in)
+	}
+}
+
+func TestWithAwkwardFieldsKeepsTheStreamsShape(t *testing.T) {
+	r := kit.NewRand(7)
+	in := kit.WithDuplicates(r, kit.RandomEvents(r, 400, []string{"a", "b", "c", "d", "e", "f"}, 0, 10_000), 0.2)
+	out := kit.WithAwkwardFields(r, in, 0.5)
+	require.Len(t, out, len(in))
+	keys, ids := map[string]string{}, map[string]kit.Event{}
+	awkward := 0
+	for i, e := range out {
+		assert.Equal(t, in[i].TS, e.TS, "timestamps are kept")
+		if k, ok := keys[in[i].Key]; ok {
+			assert.Equal(t, k, e.Key, "every event of a key gets the same new key")
+		}
+		keys[in[i].Key] = e.Key
+		if prev, ok := ids[in[i].ID]; ok {
+			assert.Equal(t, prev, e, "a redelivery stays the same event")
+		}
+		ids[in[i].ID] = e
+		if e.Key != in[i].Key || e.ID != in[i].ID || e.Value != in[i].Value {
+			awkward++
+		}
+	}
+	newKeys, newIDs := map[string]bool{}, map[string]bool{}
+	for _, k := range keys {
+		newKeys[k] = true
+	}
+	for _, e := range ids {
+		newIDs[e.ID] = true
+	}
+	assert.Len(t, newKeys, len(keys), "distinct keys stay distinct")
+	assert.Len(t, newIDs, len(ids), "distinct IDs stay distinct")
+	assert.Greater(t, awkward, len(out)/3, "about half the events get an awkward field")
+}

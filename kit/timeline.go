@@ -108,7 +108,7 @@ func (t Timeline) String() string {
 		sessions = t.sessions()
 	}
 	for _, k := range keys {
-		fmt.Fprintf(&b, "  %-11s %s\n", "key "+k, string(rows[k]))
+		fmt.Fprintf(&b, "  %-11s %s\n", "key "+ShowString(k), string(rows[k]))
 		if t.sessionMode() {
 			fmt.Fprintf(&b, "  %-11s %s\n", " sessions", t.sessionBars(sessions[k], cols, col))
 		}
