@@ -27,8 +27,22 @@ type IO struct {
 	Dir            string
 }
 
+// The exit codes of de, so that a CI step or an instructor's script can
+// tell a student's failure from a broken setup.
+const (
+	// ExitFailed: the work was checked and failed. Tests failed (de test),
+	// the score is below --min-score (de grade), a check found a problem
+	// (de check), the lab does not build or run (de bench).
+	ExitFailed = 1
+	// ExitCannotRun: the command could not do its job. A bad flag or
+	// argument, not inside a course, no go on PATH, an unreadable progress
+	// file, a refused request (a stage not yet unlocked), any other error.
+	ExitCannotRun = 2
+)
+
 // Main runs de with args (args[0] is the program name) and returns the
-// process exit code. Every error is printed as one line "de: …".
+// process exit code: 0, ExitFailed or ExitCannotRun. Every error is printed
+// as one line "de: …".
 func Main(ctx context.Context, args []string, io IO) int {
 	app := newApp(io)
 	err := checkCommandName(app, args)
@@ -38,20 +52,39 @@ func Main(ctx context.Context, args []string, io IO) int {
 	if err == nil {
 		return 0
 	}
+	code := ExitCannotRun
 	var exit *exitError
 	if errors.As(err, &exit) {
-		return exit.code
+		code, err = exit.code, exit.err
 	}
-	st := term.For(io.Stderr, io.Getenv)
-	fmt.Fprintln(io.Stderr, st.Red("de: ")+err.Error())
-	return 1
+	if err != nil {
+		st := term.For(io.Stderr, io.Getenv)
+		fmt.Fprintln(io.Stderr, st.Red("de: ")+err.Error())
+	}
+	return code
 }
 
-// exitError ends de with a code and no message: the command has already
-// said what went wrong (a test report, say).
-type exitError struct{ code int }
+// exitError ends de with a code, and with err's message if err is set
+// (otherwise the command has already said what went wrong: a test report).
+type exitError struct {
+	code int
+	err  error
+}
 
-func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+func (e *exitError) Error() string {
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return fmt.Sprintf("exit status %d", e.code)
+}
+
+// failed marks err as the work failing (ExitFailed), not the command: it is
+// printed as any error is, and de exits 1.
+func failed(err error) error { return &exitError{code: ExitFailed, err: err} }
+
+// quietFailure ends de with ExitFailed after the command printed its own
+// report.
+var quietFailure = &exitError{code: ExitFailed}
 
 func newApp(io IO) *ucli.App {
 	return &ucli.App{

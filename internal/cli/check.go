@@ -95,7 +95,7 @@ func (e *env) printSkeletonResults(results []integrity.SkeletonResult) error {
 		}
 	}
 	if bad > 0 {
-		return fmt.Errorf("skeleton check: %d of %d stages have tests that cannot fail or suites that do not compile", bad, len(results))
+		return failed(fmt.Errorf("skeleton check: %d of %d stages have tests that cannot fail or suites that do not compile", bad, len(results)))
 	}
 	return nil
 }
@@ -232,7 +232,7 @@ func (e *env) printMutantResults(results []mutants.Result, others bool) error {
 	caught := len(results) - len(bad)
 	e.printf("\n%d mutant(s): %d caught as listed, %d not\n", len(results), caught, len(bad))
 	if len(bad) > 0 {
-		return fmt.Errorf("mutants not caught as listed: %s", strings.Join(bad, ", "))
+		return failed(fmt.Errorf("mutants not caught as listed: %s", strings.Join(bad, ", ")))
 	}
 	return nil
 }

@@ -130,7 +130,7 @@ func (e *env) grade(c *ucli.Context, format string) error {
 		}
 	}
 	if r.Points < minPoints {
-		return &exitError{code: 1}
+		return quietFailure
 	}
 	return nil
 }

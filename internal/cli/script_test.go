@@ -2,15 +2,19 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/stages"
 )
 
 // TestMain lets the test binary act as the real de binary inside scripts:
@@ -75,28 +79,39 @@ func runScripts(t *testing.T, dir string) {
 			"replace":   cmdReplace,
 			"gradejson": cmdGradeJSON, "junitxml": cmdJUnitXML,
 			"await": cmdAwait,
+			"exits": cmdExits,
 		},
 	})
 }
 
-// cmdSolve replaces lab/ with the reference solution, renamed to package
-// lab: "a learner who has finished every stage".
+// cmdSolve replaces lab/ with the reference solution's plain build, renamed
+// to package lab: "solve" is a learner who has finished every stage,
+// "solve NN" one who has finished stages 01..NN (the files the catalogue
+// lists as their solutions).
 func cmdSolve(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 0 {
-		ts.Fatalf("usage: solve")
+	if neg || len(args) > 1 {
+		ts.Fatalf("usage: solve [NN]")
+	}
+	cat, err := catalog.Load(stages.FS)
+	ts.Check(err)
+	upTo := len(cat.Stages)
+	if len(args) == 1 {
+		st, err := cat.Resolve(args[0])
+		ts.Check(err)
+		upTo = st.Number
 	}
 	lab := ts.MkAbs("lab")
 	old, _ := filepath.Glob(filepath.Join(lab, "*.go"))
 	for _, f := range old {
 		ts.Check(os.Remove(f))
 	}
-	files, err := filepath.Glob(ts.MkAbs("solutions/*.go"))
-	ts.Check(err)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		ts.Check(err)
-		src := strings.Replace(string(data), "package solutions", "package lab", 1)
-		ts.Check(os.WriteFile(filepath.Join(lab, filepath.Base(f)), []byte(src), 0o644))
+	for _, st := range cat.Stages[:upTo] {
+		for _, name := range st.Solution {
+			data, err := os.ReadFile(ts.MkAbs(filepath.Join("solutions", name)))
+			ts.Check(err)
+			src := strings.Replace(string(data), "package solutions", "package lab", 1)
+			ts.Check(os.WriteFile(filepath.Join(lab, name), []byte(src), 0o644))
+		}
 	}
 }
 
@@ -113,4 +128,28 @@ func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("replace: %s does not contain %q", args[0], args[1])
 	}
 	ts.Check(os.WriteFile(file, []byte(strings.Replace(string(data), args[1], args[2], 1)), 0o644))
+}
+
+// cmdExits runs a program as exec does (its stdout and stderr are then
+// checked with stdout and stderr) and fails unless it exits with CODE:
+// "exits CODE PROG [ARGS...]", e.g. "exits 2 de test --frobnicate", for the
+// exit codes an instructor's script relies on (1: the work failed; 2: the
+// command could not run).
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
+	}
 }
