@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -265,7 +266,7 @@ func TestWatermarkNeverRegressesWhenPartitionRejoins(t *testing.T) {
 	r.expectCurrent(40_000, "the min over all three (40000, 40000, 45000)")
 }
 
-// TestAllIdlePartitionsFlushToTheHighestWatermark certifies that when every partition is idle the combined watermark rises to the highest partition watermark (math.MinInt64 if none has spoken), stays there until a partition speaks, and is not pulled back by one rejoining behind it.
+// TestAllIdlePartitionsFlushToTheHighestWatermark certifies that when every partition is idle the combined watermark rises to the highest partition watermark (math.MinInt64 if none has spoken), stays there until a partition speaks, and is not pulled back by one rejoining behind it, whose events below it are then late.
 //
 // This is Flink's rule: StatusWatermarkValve has flushed to the highest
 // watermark since FLINK-7728, CombinedWatermarkStatus since FLINK-38454.
@@ -302,6 +303,32 @@ func TestAllIdlePartitionsFlushToTheHighestWatermark(t *testing.T) {
 		r.advance(time.Second)
 		r.observe(1, 9_000)
 		r.expectCurrent(9_000, "partition 1 is the only active partition, and its watermark 9000 has passed 8000")
+	})
+
+	t.Run("a partition back behind the flush", func(t *testing.T) {
+		defer suite.Recover(t)
+		r := newWMRun(t, WatermarkConfig{Partitions: 2, OutOfOrderness: 0, IdleTimeout: 10 * time.Second})
+		cfg := Config{WindowSize: 1_000}
+		run := windowtest.NewRun(t, newUpstream(t, cfg), cfg.WindowSize, cfg.AllowedLateness)
+		deliver := func(part int, e kit.Event) []kit.Result {
+			r.observe(part, e.TS)
+			return run.Process(e)
+		}
+		deliver(0, ev("a1", "ahead", 9_000, 1))
+		deliver(1, ev("b1", "behind", 2_000, 1))
+		r.advance(10*time.Second + time.Millisecond)
+		r.expectCurrent(9_000, "both partitions are idle: the flush to the highest partition watermark, partition 0's 9000")
+		run.Expect("AdvanceWatermark(9000)", run.Advance(r.current()), []kit.Result{res("behind", 2_000, 3_000, 1, 1)},
+			"the flushed watermark 9000 closes [2000,3000); [9000,10000) is still open")
+		run.Expect("Process(b2 behind@2500) from partition 1, back", deliver(1, ev("b2", "behind", 2_500, 1)), nil,
+			"partition 1 comes back behind the flushed watermark: [2000,3000) closed at 9000 (AllowedLateness 0)")
+		r.expectCurrent(9_000, "partition 1 is active again at 2500, behind 9000: the watermark does not go back")
+		run.ExpectLate([]kit.Event{ev("b2", "behind", 2_500, 1)}, "the price of the flush: an event of a partition that\n"+
+			"comes back behind the flushed watermark is late, and goes to the side output")
+		run.Expect("Process(b3 behind@9500)", deliver(1, ev("b3", "behind", 9_500, 1)), nil, "9500 is past the watermark: counted, not late")
+		run.Expect("AdvanceWatermark(Current())", run.Advance(r.current()), nil,
+			"partition 1's watermark 9500 is the min, but [9000,10000) needs 10000")
+		run.Expect("Flush()", run.Flush(), []kit.Result{res("ahead", 9_000, 10_000, 1, 1), res("behind", 9_000, 10_000, 1, 1)}, "Flush fires what is left")
 	})
 
 	t.Run("no partition ever spoke", func(t *testing.T) {
@@ -413,20 +440,20 @@ func TestPartitionWatermarkSaturatesAtInt64Edges(t *testing.T) {
 	}
 }
 
-// TestUnknownPartitionPanics certifies that Observe and Idle panic with a message naming the partition when it is outside 0 … Partitions−1.
+// TestUnknownPartitionPanics certifies that Observe and Idle panic with a message naming the partition and the valid range when it is outside 0 … Partitions−1.
 //
 // An event from a partition that does not exist is a wiring bug: silently
 // dropping or growing would hide it.
 func TestUnknownPartitionPanics(t *testing.T) {
 	defer suite.Recover(t)
 	clock := kit.NewManualClock(t0)
-	w := newWatermarks(t, WatermarkConfig{Partitions: 3, IdleTimeout: time.Second}, clock)
+	w := newWatermarks(t, WatermarkConfig{Partitions: 5, IdleTimeout: time.Second}, clock)
 	for _, c := range []struct {
 		call string
 		part int
 		fn   func()
 	}{
-		{"Observe(3, 100)", 3, func() { w.Observe(3, 100) }},
+		{"Observe(9, 100)", 9, func() { w.Observe(9, 100) }},
 		{"Observe(-1, 100)", -1, func() { w.Observe(-1, 100) }},
 		{"Idle(7)", 7, func() { w.Idle(7) }},
 	} {
@@ -435,17 +462,20 @@ func TestUnknownPartitionPanics(t *testing.T) {
 		case strings.HasPrefix(msg, "TODO"):
 			panic(msg) // not implemented yet: let suite.Recover say so
 		case !panicked:
-			t.Errorf("%s with 3 partitions (0, 1, 2) returned normally; want a panic: partition %d does not exist, and\n"+
+			t.Errorf("%s with 5 partitions (0 … 4) returned normally; want a panic: partition %d does not exist, and\n"+
 				"an event from it is a bug in the wiring, not data to drop or to count", c.call, c.part)
 		case !strings.Contains(msg, fmt.Sprint(c.part)):
 			t.Errorf("%s panicked with %q; want a message that names partition %d (and the valid range), so that\n"+
 				"whoever wired the sources can tell which one is wrong", c.call, msg, c.part)
+		case !strings.Contains(msg, "4") && !strings.Contains(msg, "5"):
+			t.Errorf("%s panicked with %q; want a message that also gives the valid range (0 … 4, or 5 partitions),\n"+
+				"so that whoever wired the sources can tell what would have been right", c.call, msg)
 		}
 	}
 	w.Observe(2, 100)
 	if got := w.Current(); got != math.MinInt64 {
-		t.Errorf("Current() = %s after events on partition 2 only, want math.MinInt64: partitions 0 and 1 (silent for 0 s)\n"+
-			"still pin it. The rejected calls must not have changed anything", kit.FormatWatermark(got))
+		t.Errorf("Current() = %s after events on partition 2 only, want math.MinInt64: partitions 0, 1, 3 and 4 (silent for\n"+
+			"0 s) still pin it. The rejected calls must not have changed anything", kit.FormatWatermark(got))
 	}
 }
 
