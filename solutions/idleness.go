@@ -123,16 +123,20 @@ func (w *Watermarks) Current() int64 {
 	}
 	// All idle: flush to the highest watermark, as Flink does (the valve
 	// since FLINK-7728, CombinedWatermarkStatus since FLINK-38454). Every
-	// partition has stopped, so each has promised its own watermark, and
-	// the answer cannot depend on the order in which they went quiet. Not
-	// the min of nothing, math.MaxInt64, which would fire every window and
-	// make everything after it late.
+	// partition has stopped, each at its own watermark: holding the min
+	// would wait for partitions that are not coming, and make the answer
+	// depend on the order in which they went quiet. Not the min of nothing,
+	// math.MaxInt64, which would fire every window and make everything
+	// after it late.
 	next := high
 	if anyActive {
 		next = lowActive
 	}
 	// A rejoined partition behind the combined watermark lowers next; max
-	// keeps the output where it was until the partition catches up.
+	// keeps the output where it was until the partition catches up, as in
+	// CombinedWatermarkStatus. (Flink's StatusWatermarkValve instead leaves
+	// such a channel out of the min until it has caught up, and lets the
+	// others move on without it.)
 	w.combined = max(w.combined, next)
 	return w.combined
 }
