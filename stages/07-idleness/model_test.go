@@ -125,8 +125,11 @@ func (d *definition) current(now time.Time) (int64, string) {
 			active++
 			wm := watermarkOf(d.maxTS[part], d.cfg.OutOfOrderness)
 			low = min(low, wm)
-			lines = append(lines, fmt.Sprintf("  partition %d: active, watermark %d − %d = %s (math.MinInt64 where that would underflow)",
-				part, d.maxTS[part], d.cfg.OutOfOrderness, kit.FormatWatermark(wm)))
+			wmText := fmt.Sprint(wm)
+			if wm == math.MinInt64 {
+				wmText = "math.MinInt64 (the floor: the subtraction saturates there, never wraps)"
+			}
+			lines = append(lines, fmt.Sprintf("  partition %d: active, watermark %d − %d = %s", part, d.maxTS[part], d.cfg.OutOfOrderness, wmText))
 		}
 	}
 	prev := d.combined
