@@ -85,7 +85,8 @@ func (w *Watermarks) Current() int64 {
 // is its last Observe, or the NewWatermarks call if it has none. Idleness
 // is measured in processing time only, never in event time.
 //
-// A partition outside 0 … Partitions−1 panics.
+// A partition outside 0 … Partitions−1 panics, as in Observe: with a message
+// naming the partition and the valid range.
 func (w *Watermarks) Idle(partition int) bool {
 	panic("TODO: IdleTimeout > 0 and clock.Now() − last activity > IdleTimeout")
 }
