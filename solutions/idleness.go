@@ -14,9 +14,11 @@ import (
 //
 // In a replay where processing time tracks event time, a window closes at
 // most IdleTimeout + OutOfOrderness (+ one emit interval, the period at which
-// Current is read and handed on) after its end, even while a partition is
-// silent: the partition's last events may arrive up to OutOfOrderness late,
-// and it is declared idle IdleTimeout after that.
+// Current is read and handed on) after its end while some partition is
+// active, even if others are silent: a partition's last events may arrive up
+// to OutOfOrderness late, and it is declared idle IdleTimeout after that.
+// Once every partition is idle the watermark jumps to the highest partition
+// watermark; a window ending after that waits for data (or Flush).
 type WatermarkConfig struct {
 	// Partitions is the number of source partitions, numbered 0 … n−1. It
 	// must be at least 1.
@@ -36,9 +38,10 @@ type WatermarkConfig struct {
 // Watermarks combines the bounded-out-of-orderness watermarks of several
 // source partitions into one, as Flink's WatermarkOutputMultiplexer and
 // CombinedWatermarkStatus do: the combined watermark is the minimum over the
-// partitions that are not idle, and it never goes back. Idleness is
-// measured in processing time, read from the Clock given to NewWatermarks.
-// It is not safe for concurrent use.
+// partitions that are not idle or, when all are idle, the maximum over all
+// of them, and it never goes back. Idleness is measured in processing time,
+// read from the Clock given to NewWatermarks. It is not safe for concurrent
+// use.
 type Watermarks struct {
 	cfg   WatermarkConfig
 	clock kit.Clock
@@ -53,10 +56,11 @@ type Watermarks struct {
 
 // partition is what Watermarks knows about one source partition.
 type partition struct {
-	// maxTS is the largest timestamp the partition has delivered; spoke
-	// says whether it has delivered any (before that it has no watermark).
-	maxTS int64
-	spoke bool
+	// watermark is the largest timestamp the partition has delivered minus
+	// OutOfOrderness, or math.MinInt64 before its first event. As in
+	// Flink, "no watermark yet" is the lowest watermark there is: it pins
+	// a min and never wins a max, so neither needs a special case.
+	watermark int64
 	// lastActive is the processing time of its last event, or of
 	// NewWatermarks if it has none yet: a partition silent from the start
 	// becomes idle after the timeout too.
@@ -81,54 +85,59 @@ func NewWatermarks(cfg WatermarkConfig, clock kit.Clock) (*Watermarks, error) {
 	parts := make([]partition, cfg.Partitions)
 	now := clock.Now()
 	for i := range parts {
-		parts[i].lastActive = now
+		parts[i] = partition{watermark: math.MinInt64, lastActive: now}
 	}
 	return &Watermarks{cfg: cfg, clock: clock, parts: parts, combined: math.MinInt64}, nil
 }
 
 // Observe records an event with timestamp ts from partition, at the clock's
 // current time: it raises the partition's watermark to ts − OutOfOrderness
-// if that is higher, and makes the partition active again if it was idle.
-// A partition outside 0 … Partitions−1 panics: an event from a partition
-// that does not exist is a wiring bug, not data.
+// (math.MinInt64 if that would underflow) if that is higher, and makes the
+// partition active again if it was idle. A partition outside
+// 0 … Partitions−1 panics: an event from a partition that does not exist is
+// a wiring bug, not data.
 func (w *Watermarks) Observe(partition int, ts int64) {
 	p := w.part(partition, "Observe")
 	// Every event is activity, even one too old to raise the watermark: the
 	// partition is alive. This is what makes an idle partition rejoin.
 	p.lastActive = w.clock.Now()
-	if !p.spoke || ts > p.maxTS {
-		p.maxTS, p.spoke = ts, true
-	}
+	// Saturate: a plain ts − OutOfOrderness near math.MinInt64 would wrap
+	// to the top and close every window.
+	p.watermark = max(p.watermark, minusSaturating(ts, w.cfg.OutOfOrderness))
 }
 
-// Current returns the combined watermark at the clock's current time: the
-// minimum of the watermarks of the partitions that are not idle (a
-// non-idle partition that has not spoken has none, and holds the minimum at
-// math.MinInt64), or the previous value if that is higher or if every
-// partition is idle. It never decreases.
+// Current returns the combined watermark at the clock's current time, which
+// never decreases: the previous value, raised to the minimum of the
+// watermarks of the partitions that are not idle (a non-idle partition that
+// has not spoken holds that minimum at math.MinInt64) or, if every partition
+// is idle, to the highest watermark of any partition.
 func (w *Watermarks) Current() int64 {
 	now := w.clock.Now()
-	low, anyActive := int64(math.MaxInt64), false
+	lowActive, high, anyActive := int64(math.MaxInt64), int64(math.MinInt64), false
 	for i := range w.parts {
 		p := &w.parts[i]
-		if w.idle(p, now) {
-			continue
+		high = max(high, p.watermark)
+		if !w.idle(p, now) {
+			lowActive, anyActive = min(lowActive, p.watermark), true
 		}
-		anyActive = true
-		if !p.spoke {
-			low = math.MinInt64 // no watermark yet: nothing may be taken as done
-			break
-		}
-		low = min(low, minusSaturating(p.maxTS, w.cfg.OutOfOrderness))
 	}
-	// All idle: hold, rather than jump to MaxInt64 (the min of nothing),
-	// which would fire every window and make everything after it late.
-	// A rejoined partition behind the combined watermark lowers low, and
-	// max keeps the output where it was until the partition catches up, as
-	// Flink's StatusWatermarkValve does.
+	// All idle: flush to the highest watermark, as Flink does (the valve
+	// since FLINK-7728, CombinedWatermarkStatus since FLINK-38454). Every
+	// partition has stopped, each at its own watermark: holding the min
+	// would wait for partitions that are not coming, and make the answer
+	// depend on the order in which they went quiet. Not the min of nothing,
+	// math.MaxInt64, which would fire every window and make everything
+	// after it late.
+	next := high
 	if anyActive {
-		w.combined = max(w.combined, low)
+		next = lowActive
 	}
+	// A rejoined partition behind the combined watermark lowers next; max
+	// keeps the output where it was until the partition catches up, as in
+	// CombinedWatermarkStatus. (Flink's StatusWatermarkValve instead leaves
+	// such a channel out of the min until it has caught up, and lets the
+	// others move on without it.)
+	w.combined = max(w.combined, next)
 	return w.combined
 }
 

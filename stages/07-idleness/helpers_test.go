@@ -38,6 +38,16 @@ func newUpstream(t testing.TB, cfg Config) *Processor {
 	return p
 }
 
+// watermarkOf is the watermark of a partition whose largest timestamp is
+// maxTS: maxTS − outOfOrderness, or math.MinInt64 where that subtraction
+// would wrap round (a timestamp within outOfOrderness of math.MinInt64).
+func watermarkOf(maxTS, outOfOrderness int64) int64 {
+	if maxTS < math.MinInt64+outOfOrderness {
+		return math.MinInt64
+	}
+	return maxTS - outOfOrderness
+}
+
 // since renders processing time as the offset from t0, e.g. "t0+1m30s".
 func since(now time.Time) string {
 	return "t0+" + now.Sub(t0).String()
@@ -124,7 +134,7 @@ func (r *wmRun) history() string {
 	for i := range r.maxTS {
 		maxTS, wm := "none (never spoke)", "none"
 		if r.spoke[i] {
-			maxTS, wm = fmt.Sprint(r.maxTS[i]), fmt.Sprint(r.maxTS[i]-r.cfg.OutOfOrderness)
+			maxTS, wm = fmt.Sprint(r.maxTS[i]), fmt.Sprint(watermarkOf(r.maxTS[i], r.cfg.OutOfOrderness))
 		}
 		last := fmt.Sprintf("%s (NewWatermarks), silent %v", since(r.lastAt[i]), now.Sub(r.lastAt[i]))
 		if r.spoke[i] {

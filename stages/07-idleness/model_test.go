@@ -13,10 +13,14 @@ import (
 	"github.com/flk-byo/course/kit"
 )
 
-// TestCombinedWatermarkMatchesDefinition certifies that over seeded random histories of events, silences, outages and clock steps, Current and Idle agree with their definition at every step.
+// TestCombinedWatermarkMatchesDefinition certifies that over seeded random histories of events, silences, outages and clock steps, Current and Idle agree with their definition at every step, at the bottom of the int64 range too.
+//
+// A third of the histories start at math.MinInt64, where a partition's
+// first watermarks saturate.
 func TestCombinedWatermarkMatchesDefinition(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
+	bases := []int64{0, 0, math.MinInt64} // where event time starts
 	outOfOrderness := []int64{0, 200, 5_000}
 	timeouts := []time.Duration{0, time.Second, 10 * time.Second}
 	chattiness := []float64{0, 0.03, 0.3, 0.8} // chance that a partition delivers an event in a step
@@ -34,9 +38,11 @@ func TestCombinedWatermarkMatchesDefinition(t *testing.T) {
 			m.spoke = append(m.spoke, false)
 			m.lastAt = append(m.lastAt, t0)
 		}
-		// Each partition has its own event-time position (partitions drift
-		// apart, so one may rejoin far behind) and its own chattiness, which
-		// changes now and then: an outage, a burst, a recovery.
+		// Each partition has its own event-time position, an offset from
+		// base (partitions drift apart, so one may rejoin far behind), and
+		// its own chattiness, which changes now and then: an outage, a
+		// burst, a recovery.
+		base := bases[rnd.IntN(len(bases))]
 		pos := make([]int64, cfg.Partitions)
 		chat := make([]float64, cfg.Partitions)
 		for i := range pos {
@@ -61,7 +67,8 @@ func TestCombinedWatermarkMatchesDefinition(t *testing.T) {
 					continue
 				}
 				pos[part] += rnd.Int64N(3_000)
-				ts := pos[part] - rnd.Int64N(cfg.OutOfOrderness+1) // disorder within the bound
+				// Disorder within the bound, never below base.
+				ts := base + max(0, pos[part]-rnd.Int64N(cfg.OutOfOrderness+1))
 				r.observe(part, ts)
 				m.observe(part, ts, r.clock.Now())
 			}
@@ -116,15 +123,28 @@ func (d *definition) current(now time.Time) (int64, string) {
 			lines = append(lines, fmt.Sprintf("  partition %d: active, never spoke: no watermark, pins the min at math.MinInt64", part))
 		default:
 			active++
-			wm := d.maxTS[part] - d.cfg.OutOfOrderness
+			wm := watermarkOf(d.maxTS[part], d.cfg.OutOfOrderness)
 			low = min(low, wm)
-			lines = append(lines, fmt.Sprintf("  partition %d: active, watermark %d − %d = %d", part, d.maxTS[part], d.cfg.OutOfOrderness, wm))
+			wmText := fmt.Sprint(wm)
+			if wm == math.MinInt64 {
+				wmText = "math.MinInt64 (the floor: the subtraction saturates there, never wraps)"
+			}
+			lines = append(lines, fmt.Sprintf("  partition %d: active, watermark %d − %d = %s", part, d.maxTS[part], d.cfg.OutOfOrderness, wmText))
 		}
 	}
 	prev := d.combined
 	if active == 0 {
-		lines = append(lines, fmt.Sprintf("every partition is idle: hold the previous value %s", kit.FormatWatermark(prev)))
-		return prev, strings.Join(lines, "\n")
+		high := int64(math.MinInt64) // no partition has spoken: no watermark to flush to
+		for part, spoke := range d.spoke {
+			if spoke {
+				high = max(high, watermarkOf(d.maxTS[part], d.cfg.OutOfOrderness))
+			}
+		}
+		d.combined = max(prev, high)
+		lines = append(lines, fmt.Sprintf("every partition is idle: flush to the highest partition watermark, whatever the order they went\n"+
+			"idle in: max(previous Current() %s, highest watermark %s (math.MinInt64 if none spoke)) = %s",
+			kit.FormatWatermark(prev), kit.FormatWatermark(high), kit.FormatWatermark(d.combined)))
+		return d.combined, strings.Join(lines, "\n")
 	}
 	d.combined = max(prev, low)
 	lines = append(lines, fmt.Sprintf("max(previous Current() %s, min over the active ones %s) = %s", kit.FormatWatermark(prev), kit.FormatWatermark(low), kit.FormatWatermark(d.combined)))

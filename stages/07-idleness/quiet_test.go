@@ -3,7 +3,9 @@
 package idleness
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -110,9 +112,12 @@ func TestWindowsCloseWithinLatencyBudgetWithIdleness(t *testing.T) {
 	o := replay(t, cfg, regions, fiveMinutes, quietEU(suite.Rand(t)), replayUntil)
 	o.expectInOrderResults(t, "with idleness")
 
-	// Windows ending by 05:30 are measured; the last ones close only at the
-	// final Flush (the input ends, every partition goes idle and the
-	// watermark holds), which is the end of a bounded input, not latency.
+	// Windows ending by 05:30 are measured. Once the input ends every
+	// partition goes idle and the watermark jumps to the highest partition
+	// watermark, which is measured from the last arrival, not from a
+	// window's end (TestAllIdleFlushClosesWindowsUpToTheHighestWatermark);
+	// the last window ends past every watermark and closes only at the
+	// final Flush, the end of a bounded input, not latency.
 	var worst firing
 	for _, f := range o.firings {
 		if f.r.End > replayTo-30*60*1000 {
@@ -133,6 +138,64 @@ func TestWindowsCloseWithinLatencyBudgetWithIdleness(t *testing.T) {
 		}
 	}
 	t.Logf("with idleness the slowest window: %s (bound %v, budget %v)", worst.describe(), bound, latencyBudget)
+}
+
+// TestAllIdleFlushClosesWindowsUpToTheHighestWatermark certifies that when the input stops and every partition goes idle, each window ending at or below the highest partition watermark closes within IdleTimeout + one emit interval of the last arrival, whichever partition stopped last, and a window ending past it comes out only at Flush.
+//
+// The "behind" partition is a consumer that falls behind: its events
+// arrive at 1.5 × their timestamps, so it stops last (at about 36 minutes,
+// with events up to 24 minutes) and with the lower watermark. Holding the
+// watermark when all are idle would keep "ahead"'s last windows open until
+// the input is flushed (or for ever, in a job that never ends).
+func TestAllIdleFlushClosesWindowsUpToTheHighestWatermark(t *testing.T) {
+	defer suite.Recover(t)
+	const ahead, behind = 0, 1
+	rnd := suite.Rand(t)
+	slow := genPartition(rnd, feedSpec{partition: behind, key: "behind", to: 24 * 60 * 1000, maxGap: 6_000, maxLag: 10_000})
+	for i := range slow {
+		slow[i].at += time.Duration(slow[i].e.TS/2) * time.Millisecond // ts + lag becomes 1.5·ts + lag
+	}
+	arrivals := mergeArrivals(
+		genPartition(rnd, feedSpec{partition: ahead, key: "ahead", to: 30 * 60 * 1000, maxGap: 6_000, maxLag: 10_000}),
+		slow,
+	)
+	cfg := WatermarkConfig{Partitions: 2, OutOfOrderness: 30_000, IdleTimeout: time.Minute}
+	last := arrivals[len(arrivals)-1]
+	o := replay(t, cfg, []string{"ahead", "behind"}, fiveMinutes, arrivals, last.at+3*time.Minute)
+	o.expectInOrderResults(t, "the input stops")
+
+	// What the test fed: the highest partition watermark, and when the
+	// last partition to stop goes idle (strictly after IdleTimeout) and the
+	// next emission hands the flushed watermark on.
+	final := []int64{math.MinInt64, math.MinInt64} // each partition's last watermark
+	for _, a := range arrivals {
+		final[a.partition] = max(final[a.partition], a.e.TS-cfg.OutOfOrderness)
+	}
+	highest := slices.Max(final)
+	by := last.at + cfg.IdleTimeout + emitInterval
+	if last.partition != behind || final[behind] >= final[ahead] {
+		t.Fatalf("test bug: the last arrival is on partition %d with watermarks %v; want the behind partition %d last, lower", last.partition, final, behind)
+	}
+	if !slices.ContainsFunc(o.firings, func(f firing) bool { return f.r.End > final[behind] && f.r.End <= highest }) {
+		t.Fatalf("test bug: no window ends between behind's watermark %s and ahead's %s", hms(final[behind]), hms(highest))
+	}
+	for _, f := range o.firings {
+		switch {
+		case f.r.End <= highest && (f.flushed || f.at > by):
+			t.Errorf("%s; want it closed by %s: its end is at or below the highest partition watermark %s\n"+
+				"(ahead's). The last arrival, on the behind partition, is at %s; %v later every partition is idle and the\n"+
+				"combined watermark flushes to the highest partition watermark, whatever the order they stopped in, and the\n"+
+				"next emission (within %v) closes the window. Holding the watermark when all are idle leaves it at behind's.\n\n%s",
+				f.describe(), hms(by.Milliseconds()), hms(highest), hms(last.at.Milliseconds()), cfg.IdleTimeout, emitInterval,
+				o.table(last.at-5*time.Minute, last.at+3*time.Minute))
+			return
+		case f.r.End > highest && !f.flushed:
+			t.Errorf("%s; want it only at the final Flush: its end is past every partition's watermark (the highest\n"+
+				"is %s), so nothing has promised that it is complete, even with every partition idle\n\n%s",
+				f.describe(), hms(highest), o.table(last.at-5*time.Minute, last.at+3*time.Minute))
+			return
+		}
+	}
 }
 
 // TestOpenWindowStateStaysBoundedWhileQuiet certifies that during EU's silence the windows held open stay at a handful with idleness, and pile up (one per region and 5 minutes) without it.

@@ -5,11 +5,13 @@ package idleness
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -183,7 +185,7 @@ func TestIdlenessIsMeasuredInProcessingTime(t *testing.T) {
 		r.expectCurrent(4_900, "partition 1 is idle, so the watermark is partition 0's alone: 5000 − 100")
 		r.advance(10*time.Second + time.Millisecond)
 		r.expectIdle(0, true, "partition 0 has now been silent for 10.001 s of processing time")
-		r.expectCurrent(4_900, "every partition is idle: the watermark holds")
+		r.expectCurrent(4_900, "every partition is idle: the watermark is the highest partition watermark, partition 0's 4900")
 	})
 }
 
@@ -247,8 +249,10 @@ func TestWatermarkNeverRegressesWhenPartitionRejoins(t *testing.T) {
 	r.advance(time.Second)
 	r.observe(2, 2_000) // back from an outage, replaying from where it stopped
 	const why = "partition 2 rejoined at 2000, behind the combined watermark. Windows up to 30000 may have fired\n" +
-		"already; the watermark was a promise and cannot be taken back. It holds at 30000 until partition 2 catches up\n" +
-		"(Flink's StatusWatermarkValve only lets a partition back into the min once it has caught up)"
+		"already; the watermark was a promise and cannot be taken back. Current() is max(previous, min over the active\n" +
+		"partitions), as in Flink's CombinedWatermarkStatus: it holds at 30000 until partition 2 catches up, so that\n" +
+		"partition 2's events above 30000 are not late. (Leaving partition 2 out of the min until it catches up, as\n" +
+		"Flink's network-side StatusWatermarkValve does, would let 0 and 1 carry the watermark on without it.)"
 	r.expectCurrent(30_000, why)
 	r.advance(time.Second)
 	r.observe(0, 40_000)
@@ -262,48 +266,194 @@ func TestWatermarkNeverRegressesWhenPartitionRejoins(t *testing.T) {
 	r.expectCurrent(40_000, "the min over all three (40000, 40000, 45000)")
 }
 
-// TestAllIdlePartitionsHoldTheWatermark certifies that when every partition is idle the combined watermark holds its last value, neither jumping ahead nor falling back.
-func TestAllIdlePartitionsHoldTheWatermark(t *testing.T) {
+// TestAllIdlePartitionsFlushToTheHighestWatermark certifies that when every partition is idle the combined watermark rises to the highest partition watermark (math.MinInt64 if none has spoken), stays there until a partition speaks, and is not pulled back by one rejoining behind it, whose events below it are then late.
+//
+// This is Flink's rule: StatusWatermarkValve has flushed to the highest
+// watermark since FLINK-7728, CombinedWatermarkStatus since FLINK-38454.
+func TestAllIdlePartitionsFlushToTheHighestWatermark(t *testing.T) {
 	defer suite.Recover(t)
-	r := newWMRun(t, WatermarkConfig{Partitions: 3, OutOfOrderness: 0, IdleTimeout: 10 * time.Second})
-	r.observe(0, 1_000)
-	r.observe(1, 2_000)
-	r.observe(2, 3_000)
-	r.expectCurrent(1_000, "the min of the three watermarks")
-	r.advance(5 * time.Second)
-	r.observe(1, 7_000)
-	r.observe(2, 8_000)
-	r.advance(6 * time.Second)
-	r.expectCurrent(7_000, "partition 0 is idle (silent 11 s); partitions 1 and 2 (silent 6 s) are not")
-	r.advance(5 * time.Second)
-	for part := range 3 {
-		r.expectIdle(part, true, "every partition has been silent for more than 10 s")
-	}
-	const why = "every partition is idle, so there is nothing to take a min over. The min of nothing is not\n" +
-		"math.MaxInt64 (that would fire every window and make all later events late) nor math.MinInt64 (a watermark\n" +
-		"never goes back): the watermark holds, and the output is idle until a partition speaks"
-	r.expectCurrent(7_000, why)
-	r.advance(time.Hour)
-	r.expectCurrent(7_000, why)
-	r.observe(1, 9_000)
-	r.expectIdle(1, false, "partition 1 just spoke")
-	r.expectCurrent(9_000, "partition 1 is the only active partition: its watermark 9000 is the min")
+
+	t.Run("after events", func(t *testing.T) {
+		defer suite.Recover(t)
+		r := newWMRun(t, WatermarkConfig{Partitions: 3, OutOfOrderness: 0, IdleTimeout: 10 * time.Second})
+		r.observe(0, 1_000)
+		r.observe(1, 2_000)
+		r.observe(2, 3_000)
+		r.expectCurrent(1_000, "the min of the three watermarks")
+		r.advance(5 * time.Second)
+		r.observe(1, 7_000)
+		r.observe(2, 8_000)
+		r.advance(6 * time.Second)
+		r.expectCurrent(7_000, "partition 0 is idle (silent 11 s); partitions 1 and 2 (silent 6 s) are not")
+		r.advance(5 * time.Second)
+		for part := range 3 {
+			r.expectIdle(part, true, "every partition has been silent for more than 10 s")
+		}
+		const why = "every partition is idle: each has stopped, and each has promised no more events at or below its\n" +
+			"own watermark, so the combined watermark flushes to the highest of them, partition 2's 8000, as Flink's does.\n" +
+			"Holding at 7000 would make the answer depend on the order in which the partitions went quiet; the min of\n" +
+			"nothing, math.MaxInt64, would fire every window and make all later events late"
+		r.expectCurrent(8_000, why)
+		r.advance(time.Hour)
+		r.expectCurrent(8_000, why)
+		r.observe(1, 7_500)
+		r.expectIdle(1, false, "partition 1 just spoke")
+		r.expectCurrent(8_000, "partition 1 rejoined at 7500, behind the flushed 8000: the watermark never goes back, so it\n"+
+			"holds at 8000 until partition 1 catches up (its events at or below 8000 are late now: the price of the flush)")
+		r.advance(time.Second)
+		r.observe(1, 9_000)
+		r.expectCurrent(9_000, "partition 1 is the only active partition, and its watermark 9000 has passed 8000")
+	})
+
+	t.Run("a partition back behind the flush", func(t *testing.T) {
+		defer suite.Recover(t)
+		r := newWMRun(t, WatermarkConfig{Partitions: 2, OutOfOrderness: 0, IdleTimeout: 10 * time.Second})
+		cfg := Config{WindowSize: 1_000}
+		run := windowtest.NewRun(t, newUpstream(t, cfg), cfg.WindowSize, cfg.AllowedLateness)
+		deliver := func(part int, e kit.Event) []kit.Result {
+			r.observe(part, e.TS)
+			return run.Process(e)
+		}
+		deliver(0, ev("a1", "ahead", 9_000, 1))
+		deliver(1, ev("b1", "behind", 2_000, 1))
+		r.advance(10*time.Second + time.Millisecond)
+		r.expectCurrent(9_000, "both partitions are idle: the flush to the highest partition watermark, partition 0's 9000")
+		run.Expect("AdvanceWatermark(9000)", run.Advance(r.current()), []kit.Result{res("behind", 2_000, 3_000, 1, 1)},
+			"the flushed watermark 9000 closes [2000,3000); [9000,10000) is still open")
+		run.Expect("Process(b2 behind@2500) from partition 1, back", deliver(1, ev("b2", "behind", 2_500, 1)), nil,
+			"partition 1 comes back behind the flushed watermark: [2000,3000) closed at 9000 (AllowedLateness 0)")
+		r.expectCurrent(9_000, "partition 1 is active again at 2500, behind 9000: the watermark does not go back")
+		run.ExpectLate([]kit.Event{ev("b2", "behind", 2_500, 1)}, "the price of the flush: an event of a partition that\n"+
+			"comes back behind the flushed watermark is late, and goes to the side output")
+		run.Expect("Process(b3 behind@9500)", deliver(1, ev("b3", "behind", 9_500, 1)), nil, "9500 is past the watermark: counted, not late")
+		run.Expect("AdvanceWatermark(Current())", run.Advance(r.current()), nil,
+			"partition 1's watermark 9500 is the min, but [9000,10000) needs 10000")
+		run.Expect("Flush()", run.Flush(), []kit.Result{res("ahead", 9_000, 10_000, 1, 1), res("behind", 9_000, 10_000, 1, 1)}, "Flush fires what is left")
+	})
+
+	t.Run("no partition ever spoke", func(t *testing.T) {
+		defer suite.Recover(t)
+		r := newWMRun(t, WatermarkConfig{Partitions: 3, OutOfOrderness: 1_000, IdleTimeout: 10 * time.Second})
+		r.advance(10*time.Second + time.Millisecond)
+		r.expectIdle(0, true, "partition 0 has been silent since NewWatermarks, 10.001 s, more than the timeout")
+		r.expectCurrent(math.MinInt64, "every partition is idle and none has spoken: none has a watermark, so there is nothing\n"+
+			"to flush to. The watermark stays math.MinInt64 (not math.MaxInt64, the min of nothing, nor 0)")
+	})
+
+	t.Run("some spoke, at negative times", func(t *testing.T) {
+		defer suite.Recover(t)
+		r := newWMRun(t, WatermarkConfig{Partitions: 3, OutOfOrderness: 1_000, IdleTimeout: 10 * time.Second})
+		r.observe(0, -9_000)
+		r.observe(1, -4_000)
+		r.expectCurrent(math.MinInt64, "partition 2 has not spoken and is not idle yet: it pins the min")
+		r.advance(10*time.Second + time.Millisecond)
+		r.expectCurrent(-5_000, "every partition is idle: the highest watermark is partition 1's −4000 − 1000 = −5000.\n"+
+			"Partition 2 never spoke: it has no watermark and adds nothing to the max (a max that starts from 0 says 0)")
+	})
 }
 
-// TestUnknownPartitionPanics certifies that Observe and Idle panic with a message naming the partition when it is outside 0 … Partitions−1.
+// TestAllIdleWatermarkDoesNotDependOnIdlingOrder certifies that once every partition is idle the combined watermark is the highest partition watermark, whatever the order in which the partitions went idle and however often Current was read meanwhile.
+//
+// Flink's own case (FLINK-38454): partition 0 is at 5 and partition 1 at 2.
+// If 1 goes idle first the watermark is 5; if 0 goes idle first it was 2
+// and, holding, stayed 2.
+func TestAllIdleWatermarkDoesNotDependOnIdlingOrder(t *testing.T) {
+	defer suite.Recover(t)
+	for _, order := range [][]int{{0, 1}, {1, 0}} {
+		t.Run(fmt.Sprintf("partition %d idle first", order[0]), func(t *testing.T) {
+			defer suite.Recover(t)
+			goQuiet(t, []int64{5, 2}, order)
+		})
+	}
+	rnd := suite.Rand(t)
+	for range 20 {
+		watermarks := make([]int64, 2+rnd.IntN(5))
+		for i := range watermarks {
+			watermarks[i] = rnd.Int64N(100_000)
+		}
+		goQuiet(t, watermarks, rnd.Perm(len(watermarks)))
+	}
+}
+
+// goQuiet gives each partition i the watermark watermarks[i] (out-of-orderness
+// 0), then silences the partitions one at a time in order, a second apart,
+// reading Current() every second, and checks that once all are idle Current()
+// is the highest watermark, for a minute.
+func goQuiet(t *testing.T, watermarks []int64, order []int) {
+	t.Helper()
+	r := newWMRun(t, WatermarkConfig{Partitions: len(watermarks), OutOfOrderness: 0, IdleTimeout: 10 * time.Second})
+	for part, wm := range watermarks {
+		r.observe(part, wm)
+	}
+	// Partition order[k] speaks for the last time at second k; the others
+	// repeat their timestamp (activity, no new watermark) every second.
+	quiet := make([]bool, len(watermarks))
+	for k := range order {
+		quiet[order[k]] = true
+		r.advance(time.Second)
+		for part, wm := range watermarks {
+			if !quiet[part] {
+				r.observe(part, wm)
+			}
+		}
+		r.current()
+	}
+	for range 20 { // one by one they go idle, 10 s after their last event
+		r.advance(time.Second)
+		r.current()
+	}
+	for part := range watermarks {
+		r.expectIdle(part, true, "every partition has been silent for more than the 10 s timeout")
+	}
+	want := slices.Max(watermarks)
+	why := fmt.Sprintf("the partitions' watermarks are %v and they went idle in the order %v. Once all are idle the\n"+
+		"combined watermark is the highest, %d, whatever that order: every partition has stopped at its own watermark.\n"+
+		"Holding the value from before the last one went idle makes the answer a race between the partitions", watermarks, order, want)
+	r.expectCurrent(want, why)
+	r.advance(time.Minute)
+	r.expectCurrent(want, why)
+}
+
+// TestPartitionWatermarkSaturatesAtInt64Edges certifies that a partition's watermark, its largest timestamp minus OutOfOrderness, saturates at math.MinInt64 instead of wrapping round when the subtraction would underflow, and reaches math.MaxInt64 for a timestamp there with no out-of-orderness.
+func TestPartitionWatermarkSaturatesAtInt64Edges(t *testing.T) {
+	defer suite.Recover(t)
+	const bottom, top = math.MinInt64, math.MaxInt64
+	for _, c := range []struct {
+		ooo, ts, want int64
+		why           string
+	}{
+		{1_000, bottom + 1_001, bottom + 1, "just inside the edge: ts − 1000 is 1 above math.MinInt64"},
+		{1_000, bottom + 1_000, bottom, "at the edge: ts − 1000 is math.MinInt64 exactly"},
+		{1_000, bottom + 999, bottom, "just past the edge: ts − 1000 would be below math.MinInt64, so it saturates there"},
+		{1_000, bottom, bottom, "the lowest timestamp: ts − 1000 saturates at math.MinInt64"},
+		{top, 0, bottom + 1, "the largest out-of-orderness, just inside: 0 − math.MaxInt64 is math.MinInt64 + 1"},
+		{top, -1, bottom, "the largest out-of-orderness, at the edge: −1 − math.MaxInt64 is math.MinInt64 exactly"},
+		{top, -2, bottom, "the largest out-of-orderness, just past the edge: −2 − math.MaxInt64 saturates at math.MinInt64"},
+		{0, top, top, "the highest timestamp with no out-of-orderness: the watermark is the timestamp itself"},
+		{0, top - 1, top - 1, "just below the top with no out-of-orderness: the timestamp itself"},
+		{1, top, top - 1, "the highest timestamp minus 1"},
+	} {
+		r := newWMRun(t, WatermarkConfig{Partitions: 1, OutOfOrderness: c.ooo})
+		r.observe(0, c.ts)
+		r.expectCurrent(c.want, c.why+". A plain subtraction wraps round to near math.MaxInt64 past the bottom edge,\n"+
+			"and a watermark there closes every window and makes every later event late")
+	}
+}
+
+// TestUnknownPartitionPanics certifies that Observe and Idle panic with a message naming the partition and the valid range when it is outside 0 … Partitions−1.
 //
 // An event from a partition that does not exist is a wiring bug: silently
 // dropping or growing would hide it.
 func TestUnknownPartitionPanics(t *testing.T) {
 	defer suite.Recover(t)
 	clock := kit.NewManualClock(t0)
-	w := newWatermarks(t, WatermarkConfig{Partitions: 3, IdleTimeout: time.Second}, clock)
+	w := newWatermarks(t, WatermarkConfig{Partitions: 5, IdleTimeout: time.Second}, clock)
 	for _, c := range []struct {
 		call string
 		part int
 		fn   func()
 	}{
-		{"Observe(3, 100)", 3, func() { w.Observe(3, 100) }},
+		{"Observe(9, 100)", 9, func() { w.Observe(9, 100) }},
 		{"Observe(-1, 100)", -1, func() { w.Observe(-1, 100) }},
 		{"Idle(7)", 7, func() { w.Idle(7) }},
 	} {
@@ -312,17 +462,20 @@ func TestUnknownPartitionPanics(t *testing.T) {
 		case strings.HasPrefix(msg, "TODO"):
 			panic(msg) // not implemented yet: let suite.Recover say so
 		case !panicked:
-			t.Errorf("%s with 3 partitions (0, 1, 2) returned normally; want a panic: partition %d does not exist, and\n"+
+			t.Errorf("%s with 5 partitions (0 … 4) returned normally; want a panic: partition %d does not exist, and\n"+
 				"an event from it is a bug in the wiring, not data to drop or to count", c.call, c.part)
 		case !strings.Contains(msg, fmt.Sprint(c.part)):
 			t.Errorf("%s panicked with %q; want a message that names partition %d (and the valid range), so that\n"+
 				"whoever wired the sources can tell which one is wrong", c.call, msg, c.part)
+		case !strings.Contains(msg, "4") && !strings.Contains(msg, "5"):
+			t.Errorf("%s panicked with %q; want a message that also gives the valid range (0 … 4, or 5 partitions),\n"+
+				"so that whoever wired the sources can tell what would have been right", c.call, msg)
 		}
 	}
 	w.Observe(2, 100)
 	if got := w.Current(); got != math.MinInt64 {
-		t.Errorf("Current() = %s after events on partition 2 only, want math.MinInt64: partitions 0 and 1 (silent for 0 s)\n"+
-			"still pin it. The rejected calls must not have changed anything", kit.FormatWatermark(got))
+		t.Errorf("Current() = %s after events on partition 2 only, want math.MinInt64: partitions 0, 1, 3 and 4 (silent for\n"+
+			"0 s) still pin it. The rejected calls must not have changed anything", kit.FormatWatermark(got))
 	}
 }
 

@@ -11,15 +11,19 @@ import (
 //
 // The latency it buys: in a replay where processing time tracks event time,
 // a window closes at most IdleTimeout + OutOfOrderness (+ one emit interval,
-// the period at which you read Current and hand it on) after its end, even
-// while a partition is silent.
+// the period at which you read Current and hand it on) after its end while
+// some partition is active, even if others are silent. Once every partition
+// is idle, each window up to the highest partition watermark closes within
+// IdleTimeout (+ one emit interval) of the last event; a window ending past
+// it waits for data, or Flush.
 type WatermarkConfig struct {
 	// Partitions is the number of source partitions, numbered 0 … n−1. It
 	// must be at least 1.
 	Partitions int
 	// OutOfOrderness is the bounded disorder of each partition, in
 	// milliseconds of event time: a partition's watermark is the largest
-	// timestamp it has delivered minus this. It must not be negative.
+	// timestamp it has delivered minus this (math.MinInt64 where that
+	// would underflow). It must not be negative.
 	OutOfOrderness int64
 	// IdleTimeout is the processing time without events after which a
 	// partition is idle and leaves the combined watermark. Zero disables
@@ -46,9 +50,11 @@ func NewWatermarks(cfg WatermarkConfig, clock kit.Clock) (*Watermarks, error) {
 
 // Observe records an event with timestamp ts from partition, at
 // clock.Now(). The partition's watermark becomes max(its watermark,
-// ts − OutOfOrderness) (it has none before its first event), and its last
-// activity becomes now: an idle partition rejoins with its next event, even
-// one too old to raise its watermark.
+// ts − OutOfOrderness) (it has none before its first event), where
+// ts − OutOfOrderness saturates at math.MinInt64 instead of wrapping round
+// for a ts within OutOfOrderness of math.MinInt64. Its last activity
+// becomes now: an idle partition rejoins with its next event, even one too
+// old to raise its watermark.
 //
 // A partition outside 0 … Partitions−1 panics with a message naming the
 // partition and the valid range.
@@ -61,11 +67,17 @@ func (w *Watermarks) Observe(partition int, ts int64) {
 //	max(previous Current(), min over the non-idle partitions' watermarks)
 //
 // where a non-idle partition that has not spoken yet has no watermark and
-// pins the min at math.MinInt64. If every partition is idle, it returns the
-// previous value (math.MinInt64 the first time). So it never decreases: a
-// partition rejoining behind the combined watermark does not pull it back.
+// pins the min at math.MinInt64. If every partition is idle, it is
+//
+//	max(previous Current(), highest watermark of any partition)
+//
+// whatever the order in which they went idle; while no partition has
+// spoken that is math.MinInt64. The previous value is math.MinInt64 the
+// first time. So it never decreases: a partition rejoining behind the
+// combined watermark does not pull it back, and the watermark waits there
+// until the partition catches up.
 func (w *Watermarks) Current() int64 {
-	panic("TODO: min over the partitions that are not idle; hold the previous value if higher or if all are idle")
+	panic("TODO: min over the partitions that are not idle, or the highest watermark if all are idle; never below the previous value")
 }
 
 // Idle reports whether partition is idle at clock.Now(): IdleTimeout > 0
@@ -73,7 +85,8 @@ func (w *Watermarks) Current() int64 {
 // is its last Observe, or the NewWatermarks call if it has none. Idleness
 // is measured in processing time only, never in event time.
 //
-// A partition outside 0 … Partitions−1 panics.
+// A partition outside 0 … Partitions−1 panics, as in Observe: with a message
+// naming the partition and the valid range.
 func (w *Watermarks) Idle(partition int) bool {
 	panic("TODO: IdleTimeout > 0 and clock.Now() − last activity > IdleTimeout")
 }
@@ -88,9 +101,9 @@ func (w *Watermarks) Idle(partition int) bool {
 // sources (WatermarkConfig.OutOfOrderness). A non-zero delay, or a config
 // NewProcessor rejects, is an error.
 //
-// Add a field to your Processor that says "follow upstream only", set it
-// here, skip your own watermark step in Process when it is set, and keep
-// it in your snapshot.
+// Your Processor must know that it follows upstream only: Process then
+// skips its own watermark step, and since RestoreProcessor gets only
+// bytes, your snapshot must carry that too.
 func NewUpstreamProcessor(cfg Config) (*Processor, error) {
 	panic("TODO: reject WatermarkDelay ≠ 0, build a Processor with NewProcessor and mark it to follow upstream watermarks only")
 }
