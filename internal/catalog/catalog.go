@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -40,6 +41,11 @@ type Stage struct {
 	// if set, says why they are not the stage's skeleton files.
 	Solution     []string
 	SolutionNote string
+
+	// LabImports are the import paths outside the standard library and kit
+	// that a lab may use once it has reached this stage (a stage whose
+	// lesson is a library, such as an embedded store).
+	LabImports []string
 }
 
 // ID returns the stage's folder name, e.g. "02-keyed-partitioning".
@@ -59,13 +65,14 @@ type file struct {
 	Course string `json:"course"`
 	Title  string `json:"title"`
 	Stages []struct {
-		Slug    string `json:"slug"`
-		Title   string `json:"title"`
-		Concept string `json:"concept"`
-		Points   int      `json:"points"`
-		Ready    bool     `json:"ready"`
-		Solution []string `json:"solution"`
-		Note     string   `json:"solution_note"`
+		Slug       string   `json:"slug"`
+		Title      string   `json:"title"`
+		Concept    string   `json:"concept"`
+		Points     int      `json:"points"`
+		Ready      bool     `json:"ready"`
+		Solution   []string `json:"solution"`
+		Note       string   `json:"solution_note"`
+		LabImports []string `json:"lab_imports"`
 	} `json:"stages"`
 }
 
@@ -90,9 +97,26 @@ func Load(fsys fs.FS) (*Catalog, error) {
 		c.Stages = append(c.Stages, Stage{
 			Number: i + 1, Slug: s.Slug, Title: s.Title, Concept: s.Concept,
 			Points: s.Points, Ready: s.Ready, Solution: s.Solution, SolutionNote: s.Note,
+			LabImports: s.LabImports,
 		})
 	}
 	return c, nil
+}
+
+// LabImports returns every import path outside the standard library that
+// some stage allows a lab (kit is always allowed, and not listed). A lab
+// holds the files of every stage it has reached, and each stage's suite
+// compiles all of them, so the allowance is the course's, not one stage's.
+func (c *Catalog) LabImports() []string {
+	var all []string
+	for _, s := range c.Stages {
+		for _, p := range s.LabImports {
+			if !slices.Contains(all, p) {
+				all = append(all, p)
+			}
+		}
+	}
+	return all
 }
 
 // FS returns the files of the course content, rooted at the stages folder.

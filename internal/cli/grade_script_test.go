@@ -22,6 +22,7 @@ import (
 //	points 400/500
 //	stage 05-2pc fail 0/100 tests 0/9
 //	tampered stages/03-lateness/refire_test.go modified 03-lateness
+//	finding review lab/forge.go:9 func init
 //	test TestX 05-2pc fail 0/11
 //
 // Usage: gradejson FILE
@@ -76,6 +77,9 @@ func cmdGradeJSON(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	for _, c := range r.Tampered {
 		fmt.Fprintf(&b, "tampered %s %s %s\n", c.Path, c.Change, c.Stage)
+	}
+	for _, f := range r.LabFindings {
+		fmt.Fprintf(&b, "finding %s %s:%d %s\n", f.Kind, f.File, f.Line, f.What)
 	}
 	for _, t := range r.Tests {
 		fmt.Fprintf(&b, "test %s %s %s %d/%d\n", t.Name, t.Stage, t.Status, t.Points, t.MaxPoints)

@@ -11,8 +11,10 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	course "github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/gotest"
+	"github.com/flk-byo/course/internal/grade"
 	"github.com/flk-byo/course/internal/term"
 )
 
@@ -53,9 +55,10 @@ type testOptions struct {
 
 // testRun is one `de test`: which stages ran against what, and what came back.
 type testRun struct {
-	tags   string
-	stages []catalog.Stage // current first, then down to 01
-	result *gotest.Result
+	tags     string
+	stages   []catalog.Stage // current first, then down to 01
+	result   *gotest.Result
+	findings []grade.LabFinding // what lab/ must not use (de grade gives it no credit)
 }
 
 func (e *env) test(ctx context.Context, o testOptions) error {
@@ -80,12 +83,15 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.St
 	if err != nil {
 		return nil, upTo, err
 	}
+	run := &testRun{tags: tags}
 	if tags == "lab" {
 		if err := e.checkLab(); err != nil {
 			return nil, upTo, err
 		}
+		if run.findings, err = grade.CheckLab(e.root, e.cat, course.Pristine); err != nil {
+			return nil, upTo, err
+		}
 	}
-	run := &testRun{tags: tags}
 	for _, st := range slices.Backward(e.cat.Stages[:upTo.Number]) {
 		if st.Ready {
 			run.stages = append(run.stages, st)
@@ -221,6 +227,16 @@ func (e *env) report(run *testRun, target catalog.Stage) bool {
 	}
 	for _, line := range run.result.Errors {
 		e.printf("%s %s\n", s.Red("go:"), line)
+	}
+	if len(run.findings) > 0 {
+		allOK = false
+		e.printf("\n%s\n", s.Red(s.Bold("de grade would give this lab no credit, whatever its tests say:")))
+		for _, f := range run.findings {
+			e.printf("  %s %s\n", s.Red("✗"), f)
+		}
+		e.printf("A lab may import only the standard library and kit, and must not print, exit, read the\n" +
+			"environment or run code at init time: the tests could not trust what they see (docs/GRADING.md\n" +
+			"lists the rules). Until then no stage counts as passed.\n")
 	}
 
 	who := "your lab/"

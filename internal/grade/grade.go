@@ -10,6 +10,7 @@ package grade
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -19,20 +20,26 @@ import (
 
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/gotest"
+	"github.com/flk-byo/course/internal/labpolicy"
 )
 
-// SchemaVersion is the version of the JSON report's schema.
-const SchemaVersion = 1
+// SchemaVersion is the version of the JSON report's schema. Version 2 added
+// the status "review" and the report's lab_findings.
+const SchemaVersion = 2
 
 // Status is the outcome of a test, a stage or a whole grading run.
 type Status string
 
 // The outcomes. Error means there is no trustworthy result: the suite did
-// not compile or run, or its files were changed.
+// not compile or run, its files were changed, or the lab imports code the
+// student did not write. Review means the lab uses a construct that can
+// forge or escape a test (internal/labpolicy): no points until a person has
+// looked.
 const (
-	Pass  Status = "pass"
-	Fail  Status = "fail"
-	Error Status = "error"
+	Pass   Status = "pass"
+	Fail   Status = "fail"
+	Error  Status = "error"
+	Review Status = "review"
 )
 
 // Report is the result of grading one tree. Its JSON form is the schema
@@ -44,13 +51,31 @@ type Report struct {
 	Course  string `json:"course"`
 	// DeVersion is the module version of the de that graded (its course
 	// version, e.g. "v1.2.0"; "(devel)" for a de built from a checkout).
-	DeVersion string        `json:"de_version,omitempty"`
-	Points    int           `json:"points"`
-	MaxPoints int           `json:"max_points"`
-	Score     float64       `json:"score"` // percent of MaxPoints, one decimal
-	Tampered  []FileChange  `json:"tampered"`
-	Stages    []StageResult `json:"stages"`
-	Tests     []TestResult  `json:"tests"`
+	DeVersion string       `json:"de_version,omitempty"`
+	Points    int          `json:"points"`
+	MaxPoints int          `json:"max_points"`
+	Score     float64      `json:"score"` // percent of MaxPoints, one decimal
+	Tampered  []FileChange `json:"tampered"`
+	// LabFindings are the lab's uses of what a lab must not use.
+	LabFindings []LabFinding  `json:"lab_findings"`
+	Stages      []StageResult `json:"stages"`
+	Tests       []TestResult  `json:"tests"`
+}
+
+// LabFinding is one use, in lab/, of something a lab must not use: an
+// import (kind "import": no credit) or a construct that can forge or
+// escape a test (kind "review").
+type LabFinding struct {
+	Kind   labpolicy.Kind `json:"kind"`
+	File   string         `json:"file"` // slash-separated, from the course root: "lab/windows.go"
+	Line   int            `json:"line"`
+	Column int            `json:"column"`
+	What   string         `json:"what"`
+	Why    string         `json:"why"`
+}
+
+func (f LabFinding) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s: %s", f.File, f.Line, f.Column, f.What, f.Why)
 }
 
 // StageResult is one graded stage.
@@ -99,6 +124,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	findings, err := CheckLab(o.Root, o.Catalog, o.Pristine)
+	if err != nil {
+		return nil, err
+	}
 	opts := gotest.Options{
 		Dir: o.Root, Tags: "lab", Race: o.Race, Timeout: o.Timeout, OnTest: o.OnTest,
 		// A go.work or vendor/ folder in the student's tree could swap the
@@ -112,21 +141,61 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Build(o.Catalog, o.Stages, changes, res)
+	return Build(o.Catalog, o.Stages, changes, findings, res)
 }
 
-// Build scores the stages from a go test result and the tree's changes.
-func Build(cat *catalog.Catalog, stages []catalog.Stage, changes []FileChange, res *gotest.Result) (*Report, error) {
-	r := &Report{Version: SchemaVersion, Course: catalog.Course, Tampered: changes, Stages: []StageResult{}, Tests: []TestResult{}}
+// CheckLab checks the lab at root against internal/labpolicy's rules, with
+// the imports the catalogue allows, and returns its findings.
+func CheckLab(root string, cat *catalog.Catalog, pristine fs.FS) ([]LabFinding, error) {
+	module, err := modulePath(pristine)
+	if err != nil {
+		return nil, err
+	}
+	found, err := labpolicy.Check(labpolicy.Options{
+		Root: root, Module: module,
+		AllowedImports: append([]string{module + "/kit"}, cat.LabImports()...),
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]LabFinding, len(found))
+	for i, f := range found {
+		out[i] = LabFinding{Kind: f.Kind, File: f.Pos.Filename, Line: f.Pos.Line, Column: f.Pos.Column, What: f.What, Why: f.Why}
+	}
+	return out, nil
+}
+
+// modulePath reads the module path from the pristine go.mod: imports of it
+// (but kit) are the course's own code.
+func modulePath(pristine fs.FS) (string, error) {
+	data, err := fs.ReadFile(pristine, "go.mod")
+	if err != nil {
+		return "", fmt.Errorf("pristine go.mod: %w", err)
+	}
+	for line := range strings.Lines(string(data)) {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`), nil
+		}
+	}
+	return "", errors.New("pristine go.mod has no module line")
+}
+
+// Build scores the stages from a go test result, the tree's changes and
+// the lab's findings.
+func Build(cat *catalog.Catalog, stages []catalog.Stage, changes []FileChange, findings []LabFinding, res *gotest.Result) (*Report, error) {
+	r := &Report{Version: SchemaVersion, Course: catalog.Course, Tampered: changes, LabFindings: findings, Stages: []StageResult{}, Tests: []TestResult{}}
 	if r.Tampered == nil {
 		r.Tampered = []FileChange{}
+	}
+	if r.LabFindings == nil {
+		r.LabFindings = []LabFinding{}
 	}
 	for _, st := range stages {
 		docs, err := cat.Tests(st)
 		if err != nil {
 			return nil, err
 		}
-		sr, tests := gradeStage(st, docs, changes, res)
+		sr, tests := gradeStage(st, docs, changes, findings, res)
 		r.Stages = append(r.Stages, sr)
 		r.Tests = append(r.Tests, tests...)
 		r.Points += sr.Points
@@ -152,7 +221,7 @@ func Shares(points, n int) []int {
 	return shares
 }
 
-func gradeStage(st catalog.Stage, docs []catalog.TestDoc, changes []FileChange, res *gotest.Result) (StageResult, []TestResult) {
+func gradeStage(st catalog.Stage, docs []catalog.TestDoc, changes []FileChange, findings []LabFinding, res *gotest.Result) (StageResult, []TestResult) {
 	sr := StageResult{TaskID: st.Number, Stage: st.ID(), Ref: st.Ref(), Title: st.Title, MaxPoints: st.Points, TestsTotal: len(docs)}
 	var tampered []string
 	for _, c := range changes {
@@ -160,11 +229,24 @@ func gradeStage(st catalog.Stage, docs []catalog.TestDoc, changes []FileChange, 
 			tampered = append(tampered, fmt.Sprintf("%s (%s)", c.Path, c.Change))
 		}
 	}
+	var imports, review []string
+	for _, f := range findings {
+		if f.Kind == labpolicy.Import {
+			imports = append(imports, f.String())
+		} else {
+			review = append(review, f.String())
+		}
+	}
 	pkg := res.Package(st.Package())
-	var stageErr string
+	var stageErr, stageReview string
 	switch {
 	case len(tampered) > 0:
 		stageErr = "not credited: files its tests depend on differ from the course: " + strings.Join(tampered, ", ")
+	case len(imports) > 0:
+		stageErr = "not credited: the lab imports code you did not write:\n" + strings.Join(limit(imports, 10), "\n")
+	case len(review) > 0:
+		stageReview = "needs review: the lab uses constructs that can forge or escape a test, so its results are not trusted:\n" +
+			strings.Join(limit(review, 10), "\n")
 	case len(docs) == 0:
 		stageErr = "the course has no tests for this stage"
 	case pkg == nil:
@@ -187,8 +269,13 @@ func gradeStage(st catalog.Stage, docs []catalog.TestDoc, changes []FileChange, 
 			}
 		}
 		switch {
-		case len(tampered) > 0:
+		case len(tampered) > 0 || len(imports) > 0:
 			tr.Status, tr.Message = Error, stageErr
+			if t != nil {
+				tr.Message += fmt.Sprintf(" (the test itself: %s)", t.Status)
+			}
+		case stageReview != "" && stageErr == "":
+			tr.Status, tr.Message = Review, stageReview
 			if t != nil {
 				tr.Message += fmt.Sprintf(" (the test itself: %s)", t.Status)
 			}
@@ -227,6 +314,8 @@ func gradeStage(st catalog.Stage, docs []catalog.TestDoc, changes []FileChange, 
 		if sr.Message == "" {
 			sr.Message = "some tests did not run"
 		}
+	case stageReview != "":
+		sr.Status, sr.Message = Review, stageReview
 	case sr.TestsPassed < len(docs):
 		sr.Status = Fail
 		sr.Message = fmt.Sprintf("%d of %d tests failed", len(docs)-sr.TestsPassed, len(docs))
@@ -239,12 +328,14 @@ func gradeStage(st catalog.Stage, docs []catalog.TestDoc, changes []FileChange, 
 // summarize gives the run's status and message: error when some stage has
 // no trustworthy result, fail when some test failed, pass otherwise.
 func summarize(r *Report) (Status, string) {
-	var errs, fails []string
+	var errs, reviews, fails []string
 	for _, s := range r.Stages {
+		msg, _, _ := strings.Cut(s.Message, "\n")
 		switch s.Status {
 		case Error:
-			msg, _, _ := strings.Cut(s.Message, "\n")
 			errs = append(errs, fmt.Sprintf("%s: %s", s.Ref, msg))
+		case Review:
+			reviews = append(reviews, fmt.Sprintf("%s: %s", s.Ref, msg))
 		case Fail:
 			fails = append(fails, fmt.Sprintf("%s: %s", s.Ref, s.Message))
 		}
@@ -253,7 +344,9 @@ func summarize(r *Report) (Status, string) {
 	case len(r.Stages) == 0:
 		return Error, "no stage was graded"
 	case len(errs) > 0:
-		return Error, strings.Join(append(errs, fails...), "; ")
+		return Error, strings.Join(slices.Concat(errs, reviews, fails), "; ")
+	case len(reviews) > 0:
+		return Review, strings.Join(slices.Concat(reviews, fails), "; ")
 	case len(fails) > 0:
 		return Fail, strings.Join(fails, "; ")
 	}

@@ -21,6 +21,7 @@ import (
 	course "github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/gotest"
+	"github.com/flk-byo/course/internal/labpolicy"
 	"github.com/flk-byo/course/stages"
 )
 
@@ -207,37 +208,43 @@ func TestBuild(t *testing.T) {
 		name       string
 		pkgs       func() []*gotest.Package
 		changes    []FileChange
+		findings   []LabFinding
 		status     Status
 		points     int
 		stageState []Status
 	}{
-		{"all pass", func() []*gotest.Package { return []*gotest.Package{allPass(st1, docs1), allPass(st2, docs2)} }, nil, Pass, 200, []Status{Pass, Pass}},
+		{"all pass", func() []*gotest.Package { return []*gotest.Package{allPass(st1, docs1), allPass(st2, docs2)} }, nil, nil, Pass, 200, []Status{Pass, Pass}},
 		{"one failure is partial credit", func() []*gotest.Package {
 			p := allPass(st2, docs2)
 			p.Tests[0].Status, p.Tests[0].Output = gotest.Fail, []string{"want 3, got 4"}
 			return []*gotest.Package{allPass(st1, docs1), p}
-		}, nil, Fail, 200 - Shares(100, len(docs2))[0], []Status{Pass, Fail}},
+		}, nil, nil, Fail, 200 - Shares(100, len(docs2))[0], []Status{Pass, Fail}},
 		{"a test that did not report earns nothing", func() []*gotest.Package {
 			p := allPass(st2, docs2)
 			p.Tests = p.Tests[1:]
 			return []*gotest.Package{allPass(st1, docs1), p}
-		}, nil, Error, 200 - Shares(100, len(docs2))[0], []Status{Pass, Error}},
+		}, nil, nil, Error, 200 - Shares(100, len(docs2))[0], []Status{Pass, Error}},
 		{"skip earns nothing", func() []*gotest.Package {
 			p := allPass(st1, docs1)
 			p.Tests[0].Status = gotest.Skip
 			return []*gotest.Package{p, allPass(st2, docs2)}
-		}, nil, Fail, 200 - Shares(100, len(docs1))[0], []Status{Fail, Pass}},
+		}, nil, nil, Fail, 200 - Shares(100, len(docs1))[0], []Status{Fail, Pass}},
 		{"build error", func() []*gotest.Package {
 			return []*gotest.Package{{ImportPath: "x/" + st1.Dir(), BuildError: "lab/windows.go:3: syntax error"}, allPass(st2, docs2)}
-		}, nil, Error, 100, []Status{Error, Pass}},
-		{"stage not run", func() []*gotest.Package { return []*gotest.Package{allPass(st2, docs2)} }, nil, Error, 100, []Status{Error, Pass}},
+		}, nil, nil, Error, 100, []Status{Error, Pass}},
+		{"stage not run", func() []*gotest.Package { return []*gotest.Package{allPass(st2, docs2)} }, nil, nil, Error, 100, []Status{Error, Pass}},
 		{"tampered stage", func() []*gotest.Package { return []*gotest.Package{allPass(st1, docs1), allPass(st2, docs2)} },
-			[]FileChange{{Path: st2.Dir() + "/x_test.go", Change: Modified, Stage: st2.ID()}}, Error, 100, []Status{Pass, Error}},
+			[]FileChange{{Path: st2.Dir() + "/x_test.go", Change: Modified, Stage: st2.ID()}}, nil, Error, 100, []Status{Pass, Error}},
 		{"tampered kit", func() []*gotest.Package { return []*gotest.Package{allPass(st1, docs1), allPass(st2, docs2)} },
-			[]FileChange{{Path: "kit/cheat.go", Change: Added}}, Error, 0, []Status{Error, Error}},
+			[]FileChange{{Path: "kit/cheat.go", Change: Added}}, nil, Error, 0, []Status{Error, Error}},
+		{"a lab that imports the reference earns nothing", func() []*gotest.Package { return []*gotest.Package{allPass(st1, docs1), allPass(st2, docs2)} },
+			nil, []LabFinding{{Kind: labpolicy.Import, File: "lab/windows.go", Line: 3, Column: 2, What: `import "github.com/flk-byo/course/solutions"`}}, Error, 0, []Status{Error, Error}},
+		{"a lab that could forge its results is reviewed, for no points", func() []*gotest.Package {
+			return []*gotest.Package{allPass(st1, docs1), allPass(st2, docs2)}
+		}, nil, []LabFinding{{Kind: labpolicy.Review, File: "lab/x.go", Line: 5, Column: 1, What: "func init"}}, Review, 0, []Status{Review, Review}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Build(cat, []catalog.Stage{st1, st2}, tc.changes, &gotest.Result{Packages: tc.pkgs()})
+			r, err := Build(cat, []catalog.Stage{st1, st2}, tc.changes, tc.findings, &gotest.Result{Packages: tc.pkgs()})
 			if err != nil {
 				t.Fatal(err)
 			}

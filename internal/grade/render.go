@@ -30,7 +30,7 @@ func JUnit(r *Report) junit.Testsuites {
 		ts.AddProperty("status", string(s.Status))
 		ts.AddProperty("points", fmt.Sprint(s.Points))
 		ts.AddProperty("max_points", fmt.Sprint(s.MaxPoints))
-		if s.Message != "" && s.Status == Error {
+		if s.Message != "" && (s.Status == Error || s.Status == Review) {
 			ts.AddProperty("message", s.Message)
 		}
 		total := 0.0
@@ -44,8 +44,8 @@ func JUnit(r *Report) junit.Testsuites {
 			switch t.Status {
 			case Fail:
 				tc.Failure = &junit.Result{Message: first, Type: "fail", Data: t.Message}
-			case Error:
-				tc.Error = &junit.Result{Message: first, Type: "error", Data: t.Message}
+			case Error, Review:
+				tc.Error = &junit.Result{Message: first, Type: string(t.Status), Data: t.Message}
 			}
 			ts.AddTestcase(tc)
 		}
@@ -82,16 +82,24 @@ func WriteText(w io.Writer, r *Report, minPoints int, s term.Style) {
 			fmt.Fprintf(w, "  %s %s %s\n", s.Red(string(c.Change)), c.Path, s.Dim("("+scope+")"))
 		}
 	}
+	if len(r.LabFindings) > 0 {
+		fmt.Fprintf(w, "%s\n", s.Red(s.Bold("The lab uses what a lab must not (imports: no credit; the rest: needs review, no points):")))
+		for _, f := range r.LabFindings {
+			fmt.Fprintf(w, "  %s %s\n", s.Red(string(f.Kind)), f)
+		}
+	}
 	for _, st := range r.Stages {
 		score := fmt.Sprintf("%d/%d points, %d/%d tests passed", st.Points, st.MaxPoints, st.TestsPassed, st.TestsTotal)
 		switch st.Status {
 		case Pass:
 			score = s.Green(score)
+		case Review:
+			score = s.Red(score + " — needs review")
 		default:
 			score = s.Red(score + " — " + string(st.Status))
 		}
 		fmt.Fprintf(w, "\n%s  %s\n", s.Bold(st.Ref+" "+st.Title), score)
-		if st.Status == Error {
+		if st.Status == Error || st.Status == Review {
 			fmt.Fprintf(w, "  %s\n", s.Red(indentAfterFirst(st.Message, "    ")))
 		}
 		for _, t := range r.Tests {
@@ -135,6 +143,12 @@ func Markdown(r *Report, minPoints int) string {
 	b.WriteString("| stage | status | points | tests passed |\n|---|---|---|---|\n")
 	for _, s := range r.Stages {
 		fmt.Fprintf(&b, "| %s %s | %s | %d/%d | %d/%d |\n", s.Ref, mdEscape(s.Title), s.Status, s.Points, s.MaxPoints, s.TestsPassed, s.TestsTotal)
+	}
+	if len(r.LabFindings) > 0 {
+		b.WriteString("\n### What the lab must not use\n\nImports: no credit. The rest: needs review, no points until a person has looked.\n\n")
+		for _, f := range r.LabFindings {
+			fmt.Fprintf(&b, "- %s `%s:%d` %s: %s\n", f.Kind, f.File, f.Line, mdEscape(f.What), mdEscape(f.Why))
+		}
 	}
 	if len(r.Tampered) > 0 {
 		b.WriteString("\n### Files that differ from the course\n\nNo credit for the stages they affect.\n\n")
