@@ -16,6 +16,7 @@ import (
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/grade"
 	"github.com/flk-byo/course/internal/term"
+	"github.com/flk-byo/course/stages"
 )
 
 func gradeCommand(io IO) *ucli.Command {
@@ -27,18 +28,28 @@ func gradeCommand(io IO) *ucli.Command {
 share of its stage's points. Checks the suite, bind, kit and helper files against
 the ones this de was built with, and gives no credit for a stage whose files differ:
 grade with a de built from the course's tagged version, not the student's tree
-(docs/GRADING.md). Appends a markdown summary to $GITHUB_STEP_SUMMARY when set.
-Exits 1 when the score is below --min-score. Never prompts.
+(docs/GRADING.md). Checks lab/ too: a lab that imports code the student did not
+write gets no credit, and one that uses a construct that can forge or escape a test
+is marked for review, with no points. Appends a markdown summary to
+$GITHUB_STEP_SUMMARY when set.
+
+--format classroom writes GitHub Classroom's result object (what its grading
+reporter adds up, test by test: partial credit) and, with $GITHUB_OUTPUT set,
+appends it there as result=<base64>, even when de could not grade at all (then as
+an error worth 0 points), so the reporter always has a result.
+
+Exits 1 when the score is below --min-score, 2 when it could not grade. Never prompts.
 
 Examples:
    de grade                                  every started stage, as text
    de grade --all --format json -o grade.json
    de grade --stage 3 --format junit         stage 03 only, as JUnit XML
+   de grade --stage 1 --format classroom -o classroom.json --min-score 0
    de grade --min-score 80% --course ../alice`,
 		Flags: []ucli.Flag{
 			&ucli.StringSliceFlag{Name: "stage", Usage: "grade stage `NN` (repeat or comma-separate for several) instead of the started ones"},
 			&ucli.BoolFlag{Name: "all", Usage: "grade every stage of the course"},
-			&ucli.StringFlag{Name: "format", Value: "text", Usage: "`text`, json or junit"},
+			&ucli.StringFlag{Name: "format", Value: "text", Usage: "`text`, json, junit or classroom"},
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` (the text report still goes to stdout)"},
 			&ucli.StringFlag{Name: "min-score", Value: "100%", Usage: "exit 1 below this score: points (350) or a percentage of the graded stages' points (80%)"},
 			&ucli.StringFlag{Name: "course", Usage: "grade the course tree in `DIR` instead of the current folder's"},
@@ -50,27 +61,77 @@ Examples:
 				return fmt.Errorf("de grade takes no arguments (got %q); name stages with --stage", c.Args().First())
 			}
 			format := c.String("format")
-			if !slices.Contains([]string{"text", "json", "junit"}, format) {
-				return fmt.Errorf("--format %q: use text, json or junit", format)
+			if !slices.Contains([]string{"text", "json", "junit", "classroom"}, format) {
+				return fmt.Errorf("--format %q: use text, json, junit or classroom", format)
 			}
-			dir := io.Dir
-			if d := c.String("course"); d != "" {
-				if !filepath.IsAbs(d) {
-					d = filepath.Join(io.Dir, d)
-				}
-				if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-					return fmt.Errorf("--course %s: no such folder", c.String("course"))
-				}
-				dir = d
+			err := gradeIn(c, io, format)
+			var exit *exitError
+			if format == "classroom" && err != nil && !errors.As(err, &exit) {
+				classroomFailure(c, io, err)
 			}
-			eio := io
-			eio.Dir = dir
-			e, err := loadEnv(eio)
-			if err != nil {
-				return err
-			}
-			return e.grade(c, format)
+			return err
 		},
+	}
+}
+
+// gradeIn grades the course tree that --course names, or the current one.
+func gradeIn(c *ucli.Context, io IO, format string) error {
+	dir := io.Dir
+	if d := c.String("course"); d != "" {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(io.Dir, d)
+		}
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--course %s: no such folder", c.String("course"))
+		}
+		dir = d
+	}
+	eio := io
+	eio.Dir = dir
+	e, err := loadEnv(eio)
+	if err != nil {
+		return err
+	}
+	return e.grade(c, format)
+}
+
+// classroomFailure gives GitHub Classroom's reporter a result for the
+// stages --stage (or --all) names when de could not grade them: an error
+// worth 0 points, appended to $GITHUB_OUTPUT and written to --output. A
+// step without a result would stop the reporter, and every stage's
+// points with it.
+func classroomFailure(c *ucli.Context, io IO, cause error) {
+	cat, err := catalog.Load(stages.FS)
+	if err != nil {
+		return
+	}
+	var sts []catalog.Stage
+	for _, st := range cat.Stages {
+		for _, n := range c.StringSlice("stage") {
+			if r, err := cat.Resolve(n); err == nil && r.Number == st.Number {
+				sts = append(sts, st)
+			}
+		}
+		if c.Bool("all") && st.Ready {
+			sts = append(sts, st)
+		}
+	}
+	res := grade.ClassroomFailure(sts, cause)
+	var out bytes.Buffer
+	if grade.WriteClassroom(&out, res) == nil {
+		if file := c.String("output"); file != "" {
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(io.Dir, file)
+			}
+			_ = os.WriteFile(file, out.Bytes(), 0o644)
+		}
+	}
+	if path := io.Getenv("GITHUB_OUTPUT"); path != "" {
+		if line, err := grade.ClassroomOutput(res); err == nil {
+			if err := appendFile(path, line); err != nil {
+				fmt.Fprintf(io.Stderr, "de: warning: could not append to $GITHUB_OUTPUT: %v\n", err)
+			}
+		}
 	}
 }
 
@@ -103,6 +164,16 @@ func (e *env) grade(c *ucli.Context, format string) error {
 		err = grade.WriteJSON(&out, r)
 	case "junit":
 		err = grade.WriteJUnit(&out, r)
+	case "classroom":
+		err = grade.WriteClassroom(&out, grade.Classroom(r))
+		if path := e.Getenv("GITHUB_OUTPUT"); path != "" && err == nil {
+			var line string
+			if line, err = grade.ClassroomOutput(grade.Classroom(r)); err == nil {
+				if err := appendFile(path, line); err != nil {
+					return fmt.Errorf("append the result to $GITHUB_OUTPUT: %w", err)
+				}
+			}
+		}
 	default:
 		grade.WriteText(&out, r, minPoints, e.style)
 	}

@@ -121,3 +121,36 @@ func cmdJUnitXML(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	fmt.Fprintf(ts.Stdout(), "suites %d tests %d failures %d errors %d\n", len(suites.Suites), tests, failures, errors)
 }
+
+// cmdClassroomOutput decodes the last result= line of FILE (a
+// $GITHUB_OUTPUT file) as GitHub Classroom's grading reporter does, checks
+// that its scores add up, and prints a digest:
+//
+//	status fail max_score 100 score 95 tests 20
+//	test FLK-BYO/01 TestX fail 0
+//
+// Usage: classroomout FILE
+func cmdClassroomOutput(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: classroomout FILE")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	res, err := grade.ReadClassroomOutput(string(data))
+	if err != nil {
+		ts.Fatalf("%s: %v", args[0], err)
+	}
+	if res.Version != 1 {
+		ts.Fatalf("version %d, want 1 (the reporter's)", res.Version)
+	}
+	score := 0
+	var b strings.Builder
+	for _, t := range res.Tests {
+		score += t.Score
+		fmt.Fprintf(&b, "test %s %s %d\n", t.Name, t.Status, t.Score)
+	}
+	if score > res.MaxScore {
+		ts.Fatalf("scores add up to %d, above max_score %d", score, res.MaxScore)
+	}
+	fmt.Fprintf(ts.Stdout(), "status %s max_score %d score %d tests %d\n%s", res.Status, res.MaxScore, score, len(res.Tests), b.String())
+}

@@ -77,7 +77,7 @@ func runScripts(t *testing.T, dir string) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"solve":     cmdSolve,
 			"replace":   cmdReplace,
-			"gradejson": cmdGradeJSON, "junitxml": cmdJUnitXML,
+			"gradejson": cmdGradeJSON, "junitxml": cmdJUnitXML, "classroomout": cmdClassroomOutput,
 			"await": cmdAwait,
 			"exits": cmdExits,
 		},

@@ -309,8 +309,10 @@ func assertRenders(t *testing.T, r *Report) {
 }
 
 // TestClassroomWorkflowGradesEveryStage keeps .github/workflows/classroom.yml
-// in step with the catalogue: one grading step per ready stage, worth its
-// points, each reported to Classroom.
+// in step with the catalogue: one grading step per ready stage, run even
+// after an earlier step failed, writing its Classroom result (de grade
+// --format classroom: the stage's points, test by test), each collected by
+// the reporter, which runs whatever happened before it.
 func TestClassroomWorkflowGradesEveryStage(t *testing.T) {
 	data, err := os.ReadFile("../../.github/workflows/classroom.yml")
 	if err != nil {
@@ -334,7 +336,7 @@ func TestClassroomWorkflowGradesEveryStage(t *testing.T) {
 		}
 		body, _, _ := strings.Cut(wf[i:], "\n\n")
 		body += "\n"
-		for _, want := range []string{"/tmp/de grade --stage " + n + "\n", "max-score: " + strconv.Itoa(st.Points) + "\n", "GOTOOLCHAIN=local"} {
+		for _, want := range []string{"/tmp/de grade --stage " + n + " --format classroom ", "if: always()\n"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("grading step for %s lacks %q", st.Ref(), strings.TrimSpace(want))
 			}
@@ -342,5 +344,9 @@ func TestClassroomWorkflowGradesEveryStage(t *testing.T) {
 		if !strings.Contains(wf, "STAGE-"+n+"_RESULTS: \"${{steps.stage-"+n+".outputs.result}}\"") {
 			t.Errorf("the reporter does not collect stage-%s", n)
 		}
+	}
+	reporter := strings.Index(wf, "uses: classroom-resources/autograding-grading-reporter@v1")
+	if reporter < 0 || !strings.Contains(wf[max(0, reporter-80):reporter], "if: always()") {
+		t.Errorf("the reporter step must run whatever happened before it (if: always())")
 	}
 }

@@ -1,0 +1,124 @@
+package grade
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/flk-byo/course/internal/catalog"
+)
+
+// ClassroomResult is the result object of one GitHub Classroom grading
+// step: what classroom-resources/autograding-grading-reporter reads from a
+// step's output "result" (base64-encoded JSON), the same shape its own
+// graders write. The reporter adds up tests[].score against max_score, so
+// per-test points reach Classroom as partial credit; a step that exits
+// non-zero loses nothing, since the reporter reads the output, not the
+// exit code.
+type ClassroomResult struct {
+	Version  int             `json:"version"`   // 1, the reporter's format
+	Status   string          `json:"status"`    // pass, fail or error
+	MaxScore int             `json:"max_score"` // the graded stages' points
+	Tests    []ClassroomTest `json:"tests"`
+}
+
+// ClassroomTest is one test of a ClassroomResult.
+type ClassroomTest struct {
+	Name     string `json:"name"`   // "FLK-BYO/01 TestName": unique across stages
+	Status   string `json:"status"` // pass, fail or error
+	Score    int    `json:"score"`  // points earned
+	Message  string `json:"message"`
+	TestCode string `json:"test_code"` // the one line the test certifies
+	Filename string `json:"filename"`  // the stage's folder
+	LineNo   int    `json:"line_no"`
+	Duration int    `json:"duration"` // milliseconds
+}
+
+// classroomStatus maps a status to the reporter's three: a test to review
+// earned nothing and is not a plain failure.
+func classroomStatus(s Status) string {
+	switch s {
+	case Pass:
+		return "pass"
+	case Fail:
+		return "fail"
+	}
+	return "error"
+}
+
+// Classroom returns the report as a Classroom result: one test per graded
+// test, scored with its points; lab findings and changed files are in the
+// messages of the tests they cost.
+func Classroom(r *Report) ClassroomResult {
+	res := ClassroomResult{Version: 1, Status: classroomStatus(r.Status), MaxScore: r.MaxPoints, Tests: []ClassroomTest{}}
+	refs := map[string]string{}
+	for _, s := range r.Stages {
+		refs[s.Stage] = s.Ref
+	}
+	for _, t := range r.Tests {
+		res.Tests = append(res.Tests, ClassroomTest{
+			Name: refs[t.Stage] + " " + t.Name, Status: classroomStatus(t.Status), Score: t.Points,
+			Message: t.Message, TestCode: t.Certifies, Filename: "stages/" + t.Stage,
+			Duration: int(t.Duration * 1000),
+		})
+	}
+	return res
+}
+
+// ClassroomFailure is the Classroom result of stages that could not be
+// graded at all (no go, not a course, an unreadable tree): an error worth 0
+// of the stages' points, so the reporter still runs and records 0 rather
+// than breaking on a missing result.
+func ClassroomFailure(stages []catalog.Stage, err error) ClassroomResult {
+	res := ClassroomResult{Version: 1, Status: "error", Tests: []ClassroomTest{}}
+	for _, st := range stages {
+		res.MaxScore += st.Points
+		res.Tests = append(res.Tests, ClassroomTest{
+			Name: st.Ref() + " " + st.Title, Status: "error",
+			Message: "de could not grade this stage: " + err.Error(), Filename: st.Dir(),
+		})
+	}
+	return res
+}
+
+// WriteClassroom writes res as indented JSON, for a person or a file.
+func WriteClassroom(w io.Writer, res ClassroomResult) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
+}
+
+// ClassroomOutput returns the line a grading step appends to
+// $GITHUB_OUTPUT: "result=" and the base64 of res's compact JSON.
+func ClassroomOutput(res ClassroomResult) (string, error) {
+	data, err := json.Marshal(res)
+	if err != nil {
+		return "", err
+	}
+	return "result=" + base64.StdEncoding.EncodeToString(data) + "\n", nil
+}
+
+// ReadClassroomOutput decodes what ClassroomOutput wrote (the last
+// result= line of a $GITHUB_OUTPUT file), as the reporter does.
+func ReadClassroomOutput(file string) (ClassroomResult, error) {
+	var line string
+	for l := range strings.Lines(file) {
+		if v, ok := strings.CutPrefix(strings.TrimRight(l, "\n"), "result="); ok {
+			line = v
+		}
+	}
+	if line == "" {
+		return ClassroomResult{}, fmt.Errorf("no result= line")
+	}
+	data, err := base64.StdEncoding.DecodeString(line)
+	if err != nil {
+		return ClassroomResult{}, fmt.Errorf("result is not base64: %w", err)
+	}
+	var res ClassroomResult
+	if err := json.Unmarshal(data, &res); err != nil {
+		return ClassroomResult{}, fmt.Errorf("result is not the reporter's JSON: %w", err)
+	}
+	return res, nil
+}
