@@ -13,9 +13,10 @@ import (
 
 // TestResultsAreTheCallersToKeep certifies that the results a call returns belong to the caller: later calls do not change them, and editing or appending to them changes nothing inside the processor.
 //
-// The run keeps the results of some calls untouched, to check that they
-// stay as they were, and scribbles over the others, every element and the
-// spare capacity behind them, as a caller that reuses the slice would.
+// The run keeps the results of some calls, with one result of its own
+// appended, to check that they stay as they were, and scribbles over the
+// others, every element and the spare capacity behind them, as a caller
+// that reuses the slice would.
 func TestResultsAreTheCallersToKeep(t *testing.T) {
 	defer suite.Recover(t)
 	r := newRun(t, Config{WindowSize: 10})
@@ -55,14 +56,15 @@ func TestResultsAreTheCallersToKeep(t *testing.T) {
 		r.Expect(s.call, got, s.want, why+".\nEditing a returned slice, or appending to it, must change nothing inside the processor")
 		for _, k := range keeps {
 			if !slices.Equal(k.got, k.want) {
-				t.Fatalf("the results %s returned, which the caller kept, changed after %s: they are now\n%s\nwant, as returned,\n%s\n"+
+				t.Fatalf("the results %s returned, which the caller kept with one of its own appended, changed after %s:\nthey are now\n%s\nwant, as the caller left them,\n%s\n"+
 					"Once returned, results belong to the caller: downstream may hold them for a while. A processor that\n"+
 					"reuses one output buffer across calls, for speed, overwrites what it handed out: build each call's\n"+
 					"results in a new slice.\n\n%s", k.call, s.call, windowtest.FmtResults(k.got), windowtest.FmtResults(k.want), r.Timeline())
 			}
 		}
 		if s.keep {
-			keeps = append(keeps, kept{s.call, got, slices.Clone(got)})
+			mine := append(got, kit.Result{Key: "appended by the caller"})
+			keeps = append(keeps, kept{s.call, mine, slices.Clone(mine)})
 			continue
 		}
 		scribble(got)
@@ -108,13 +110,15 @@ func TestLateReturnsTheCallersCopy(t *testing.T) {
 		}
 		for _, k := range keeps {
 			if !slices.Equal(k.got, k.want) {
-				t.Fatalf("the slice Late() returned after %d late events, which the caller kept, changed after %d: it is now\n%s\nwant, as returned,\n%s\n"+
+				t.Fatalf("the slice Late() returned after %d late events, which the caller kept with an event of its own appended,\n"+
+					"changed after %d: it is now\n%s\nwant, as the caller left it,\n%s\n"+
 					"Once returned, the slice belongs to the caller: later late events must not change it.\n\n%s",
 					k.after, i+1, windowtest.FmtEvents(k.got), windowtest.FmtEvents(k.want), r.Timeline())
 			}
 		}
 		if i%2 == 0 {
-			keeps = append(keeps, kept{i + 1, got, slices.Clone(got)})
+			mine := append(got, ev("appended", "by the caller", -1, -1))
+			keeps = append(keeps, kept{i + 1, mine, slices.Clone(mine)})
 			continue
 		}
 		got = got[:cap(got)]
