@@ -47,6 +47,10 @@ type Config struct {
 // Processor counts and sums events per key in event-time tumbling windows
 // and emits each window's results when the watermark reaches the window's
 // end. It is not safe for concurrent use.
+//
+// Every slice it returns is the caller's: each call builds its results in
+// a new slice and Late returns a copy, so that what was handed out never
+// changes, and the caller's edits never reach the processor's state.
 type Processor struct {
 	cfg Config
 
@@ -103,9 +107,10 @@ func NewProcessor(cfg Config) (*Processor, error) {
 
 // Process adds e to its window and returns the results this event caused,
 // ordered by (End, Start, Key): the windows that fire because e raised the
-// watermark and, with allowed lateness, the corrected result of e's own
-// window if that window had already fired. An event whose ID was seen
-// before is ignored; an event whose window has expired goes to Late.
+// watermark to e.TS − WatermarkDelay (math.MinInt64 if that underflows)
+// or, with allowed lateness, the corrected result of e's own window if
+// that window had already fired. An event whose ID was seen before is
+// ignored; an event whose window has expired goes to Late.
 func (p *Processor) Process(e kit.Event) []kit.Result {
 	out, _ := p.process(e)
 	return out
@@ -191,9 +196,10 @@ func (p *Processor) Late() []kit.Event {
 // results of every window that fires to out, drops the state of every
 // window that expires, and returns out ordered by (End, Start, Key).
 //
-// out holds at most one result when advanceTo is called: the correction of
-// a window that fired before (end ≤ the old watermark), so it sorts before
-// every window firing now (end > the old watermark).
+// out holds at most one result when advanceTo is called: Process's
+// correction of the event's window, which has fired (end ≤ the old
+// watermark). Nothing fires with it: the event's timestamp is below that
+// end, so it cannot raise the watermark, and out is returned as it is.
 func (p *Processor) advanceTo(wm int64, out []kit.Result) []kit.Result {
 	if wm <= p.watermark {
 		return out

@@ -122,6 +122,47 @@ func TestResultsOfOneCallAreOrdered(t *testing.T) {
 	r.Expect("Flush()", r.Flush(), want, "Flush fires [20,30) and the window of the last event; "+why)
 }
 
+// TestResultsOfOneCallOrderWindowsBeforeKeys certifies that one call's results are ordered by window first and by key only within a window, even when the earliest window's keys sort last and the latest window's first.
+func TestResultsOfOneCallOrderWindowsBeforeKeys(t *testing.T) {
+	defer suite.Recover(t)
+	// Three windows whose keys sort against their order in time, arriving
+	// latest window first: neither key order nor arrival order is the order
+	// wanted.
+	events := []kit.Event{
+		ev("e1", "a2", 25, 1),
+		ev("e2", "a1", 21, 2),
+		ev("e3", "m", 15, 4),
+		ev("e4", "z2", 5, 8),
+		ev("e5", "z1", 2, 16),
+	}
+	want := []kit.Result{
+		res("z1", 0, 10, 1, 16),
+		res("z2", 0, 10, 1, 8),
+		res("m", 10, 20, 1, 4),
+		res("a1", 20, 30, 1, 2),
+		res("a2", 20, 30, 1, 1),
+	}
+	const why = "one call fires [0,10), [10,20) and [20,30). Its results are ordered by (End, Start, Key): window first, so\n" +
+		"[0,10)'s z1 and z2 come before [20,30)'s a1 and a2. Sorting by key alone, or emitting the windows in the order\n" +
+		"they were opened (here the latest first), gives another order; kit.SortResults gives this one"
+	cases := []struct {
+		name, call string
+		fire       func(r *windowtest.Run) []kit.Result
+	}{
+		{"by AdvanceWatermark", "AdvanceWatermark(30)", func(r *windowtest.Run) []kit.Result { return r.Advance(30) }},
+		{"by an event", "Process(e6 q@1030=32)", func(r *windowtest.Run) []kit.Result { return r.Process(ev("e6", "q", 1030, 32)) }},
+		{"by Flush", "Flush()", (*windowtest.Run).Flush},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			defer suite.Recover(t)
+			r := newRun(t, Config{WindowSize: 10, WatermarkDelay: 1000})
+			r.ProcessAll(events...)
+			r.Expect(c.call, c.fire(r), want, why)
+		})
+	}
+}
+
 // TestFlushFiresEveryRemainingWindow certifies that Flush fires every open window in order, moves the watermark to math.MaxInt64, and sends later events to Late.
 func TestFlushFiresEveryRemainingWindow(t *testing.T) {
 	defer suite.Recover(t)

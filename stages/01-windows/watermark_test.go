@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -73,4 +74,51 @@ func TestWatermarkNeverDecreases(t *testing.T) {
 	r.Expect("Flush()", r.Flush(), []kit.Result{res("a", 40, 50, 1, 4), res("b", 40, 50, 1, 8)}, "Flush fires the last window")
 	r.Expect("AdvanceWatermark(100) after Flush", r.Advance(100), nil, "the watermark is math.MaxInt64 after Flush")
 	check("Flush and AdvanceWatermark(100)", math.MaxInt64)
+}
+
+// TestWatermarkSaturatesAtMinInt64 certifies that near the bottom of the int64 range ts − WatermarkDelay saturates at math.MinInt64 instead of wrapping around to the top, where it would fire every window and make every later event late.
+//
+// Each case tries one side of the edge: ts − delay exactly math.MinInt64
+// (the lowest watermark that needs no saturation), one below it (the first
+// that would wrap) and one above it.
+func TestWatermarkSaturatesAtMinInt64(t *testing.T) {
+	defer suite.Recover(t)
+	// math.MinInt64 = −2⁶³ is a multiple of 16, so with windows of 16 ms
+	// even the lowest timestamp's window, [math.MinInt64, math.MinInt64+16),
+	// fits in an int64.
+	const size = 16
+	cases := []struct {
+		name      string
+		delay, ts int64
+		wm        int64  // the watermark after the event
+		edge      string // which side of the edge the case is
+	}{
+		{"delay=100,ts=MinInt64+100", 100, math.MinInt64 + 100, math.MinInt64, "ts − delay is math.MinInt64 exactly, no overflow"},
+		{"delay=100,ts=MinInt64+99", 100, math.MinInt64 + 99, math.MinInt64, "ts − delay is one below math.MinInt64: it saturates"},
+		{"delay=100,ts=MinInt64+101", 100, math.MinInt64 + 101, math.MinInt64 + 1, "ts − delay is math.MinInt64 + 1, no overflow"},
+		{"delay=1,ts=MinInt64", 1, math.MinInt64, math.MinInt64, "the lowest timestamp: ts − delay saturates"},
+		{"delay=MaxInt64,ts=-1", math.MaxInt64, -1, math.MinInt64, "ts − delay is math.MinInt64 exactly, no overflow"},
+		{"delay=MaxInt64,ts=-2", math.MaxInt64, -2, math.MinInt64, "ts − delay is one below math.MinInt64: it saturates"},
+		{"delay=MaxInt64,ts=0", math.MaxInt64, 0, math.MinInt64 + 1, "ts − delay is math.MinInt64 + 1, no overflow"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			defer suite.Recover(t)
+			r := newRun(t, Config{WindowSize: size, WatermarkDelay: c.delay})
+			start := windowtest.WindowStart(c.ts, size)
+			e1, e2 := ev("e1", "a", c.ts, 1), ev("e2", "b", c.ts, 2)
+			got := r.Process(e1)
+			if wm := r.Watermark(); wm != c.wm {
+				t.Fatalf("Watermark() after Process(e1 a@%s=1) with WatermarkDelay %s = %s, want %s: %s.\n"+
+					"ts − WatermarkDelay must saturate at math.MinInt64. Plain int64 subtraction wraps around to near\n"+
+					"math.MaxInt64, the end of event time: every window fires at once and every later event is late.\n\n%s",
+					nearEdge(c.ts), nearEdge(c.delay), nearEdge(wm), nearEdge(c.wm), c.edge, r.Timeline())
+			}
+			r.Expect("Process(e1)", got, nil, "the watermark is below the end of e1's window: nothing fires")
+			r.Expect("Process(e2)", r.Process(e2), nil, "e2 shares e1's window, which is still open")
+			r.ExpectLate(nil, "the watermark is below the end of the events' window: neither is late")
+			r.Expect("Flush()", r.Flush(), []kit.Result{res("a", start, start+size, 1, 1), res("b", start, start+size, 1, 2)},
+				"both events count in their window, which fires at the end of the input")
+		})
+	}
 }

@@ -3,6 +3,8 @@
 package lateness
 
 import (
+	"fmt"
+	"math"
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
@@ -58,4 +60,73 @@ func TestDuplicatesStayNoOpsWithLateness(t *testing.T) {
 	r.Expect("Process(e3 a@9=4) again", r.Process(late), nil, "e3 was seen already")
 	r.ExpectLate([]kit.Event{late}, "e3 went to the side output once; its redelivery is a no-op: an ID seen before, counted or late, changes nothing")
 	r.Expect("Flush()", r.Flush(), nil, "every window has fired")
+}
+
+// TestCleanupTimeSaturatesAtMaxInt64 certifies that end + AllowedLateness saturates at math.MaxInt64 instead of wrapping: with a huge lateness a window fires at its end, takes corrections at every watermark below its cleanup time, and only Flush or AdvanceWatermark(math.MaxInt64) expires it once that time is math.MaxInt64.
+//
+// The cases sit on both sides of the edge: end + lateness one below
+// math.MaxInt64, exactly math.MaxInt64 (the largest that does not
+// overflow), one past it (the smallest that would wrap to math.MinInt64),
+// and the largest lateness, with windows ending at 10, 0 and −10.
+func TestCleanupTimeSaturatesAtMaxInt64(t *testing.T) {
+	defer suite.Recover(t)
+	const size = 10
+	cases := []struct {
+		name     string
+		start    int64 // the window [start, start+size)
+		lateness int64
+		cleanup  int64 // the watermark at which the window expires
+		byFlush  bool  // expire it with Flush, not AdvanceWatermark(cleanup)
+		edge     string
+	}{
+		{"end=10,lateness=MaxInt64-11", 0, math.MaxInt64 - 11, math.MaxInt64 - 1, false,
+			"end + lateness = 10 + (math.MaxInt64 − 11) = math.MaxInt64 − 1: no overflow; the window expires one short of the end of time"},
+		{"end=10,lateness=MaxInt64-10", 0, math.MaxInt64 - 10, math.MaxInt64, false,
+			"end + lateness = 10 + (math.MaxInt64 − 10) = math.MaxInt64 exactly: the largest cleanup time, no overflow"},
+		{"end=10,lateness=MaxInt64-9", 0, math.MaxInt64 - 9, math.MaxInt64, true,
+			"end + lateness = 10 + (math.MaxInt64 − 9) is one past math.MaxInt64: it saturates at math.MaxInt64.\n" +
+				"Plain int64 addition wraps to math.MinInt64, so the window would expire before it ever fired"},
+		{"end=10,lateness=MaxInt64", 0, math.MaxInt64, math.MaxInt64, false,
+			"end + lateness = 10 + math.MaxInt64 overflows: it saturates at math.MaxInt64.\n" +
+				"Plain int64 addition wraps to math.MinInt64 + 9, so the window would expire before it ever fired"},
+		{"end=0,lateness=MaxInt64", -10, math.MaxInt64, math.MaxInt64, true,
+			"end + lateness = 0 + math.MaxInt64 = math.MaxInt64 exactly: no overflow"},
+		{"end=-10,lateness=MaxInt64", -20, math.MaxInt64, math.MaxInt64 - 10, false,
+			"end + lateness = −10 + math.MaxInt64 = math.MaxInt64 − 10: no overflow, so the window expires before the end of time.\n" +
+				"A huge lateness is not \"never expire\": saturate only what overflows"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			defer suite.Recover(t)
+			r := newRun(t, Config{WindowSize: size, AllowedLateness: c.lateness})
+			start, end := c.start, c.start+size
+			r.Process(ev("e1", "a", start+2, 1))
+			r.Expect(fmt.Sprintf("AdvanceWatermark(%d)", end), r.Advance(end), []kit.Result{res("a", start, end, 1, 1)},
+				fmt.Sprintf("watermark %d reaches the end of [%d,%d): it fires, whatever the lateness.\n%s", end, start, end, c.edge))
+			if t.Failed() {
+				return // the window never fired: what follows would tell the same story again
+			}
+			last := c.cleanup - 1
+			r.Expect(fmt.Sprintf("AdvanceWatermark(%s)", nearEdge(last)), r.Advance(last), nil,
+				"the window fired already: the watermark moving on emits it no more")
+			r.Expect(fmt.Sprintf("Process(e2 a@%d=2) at watermark %s", start+5, nearEdge(last)), r.Process(ev("e2", "a", start+5, 2)),
+				[]kit.Result{upd("a", start, end, 2, 3)},
+				fmt.Sprintf("the watermark %s is below the cleanup time %s: the window still takes corrections.\n%s", nearEdge(last), nearEdge(c.cleanup), c.edge))
+			if c.byFlush {
+				r.Expect("Flush()", r.Flush(), nil, "every window has fired: Flush emits nothing, it expires them")
+			} else {
+				r.Expect(fmt.Sprintf("AdvanceWatermark(%s)", nearEdge(c.cleanup)), r.Advance(c.cleanup), nil,
+					"the window fired already: reaching its cleanup time expires it silently")
+			}
+			straggler := ev("e3", "a", start+7, 4)
+			expired := fmt.Sprintf("the watermark %s has reached the cleanup time %s: the window has expired",
+				nearEdge(r.Watermark()), nearEdge(c.cleanup))
+			if c.cleanup == math.MaxInt64 {
+				expired += " (math.MaxInt64 is the end of event time,\nwhere Flush puts the watermark: a cleanup time saturated there is still reached)"
+			}
+			r.Expect(fmt.Sprintf("Process(e3 a@%d=4) at watermark %s", start+7, nearEdge(r.Watermark())), r.Process(straggler), nil,
+				expired+", so e3 is late and emits nothing")
+			r.ExpectLate([]kit.Event{straggler}, expired+", so e3 goes to the side output.\n"+c.edge)
+		})
+	}
 }

@@ -4,9 +4,11 @@ package lateness
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -153,4 +155,72 @@ func TestFiredWindowLingersWithoutReFiring(t *testing.T) {
 	late := ev("e6", "a", 5, 1)
 	r.Expect("Process(e6 a@5=1) after Flush", r.Process(late), nil, "after Flush the watermark is math.MaxInt64: every window has expired")
 	r.ExpectLate([]kit.Event{late}, "after Flush every window has expired, lingering ones too: e6 is late")
+}
+
+// TestCorrectionsLeaveReturnedResultsAlone certifies that a correction is a new result: the results returned before it, kept by the caller, do not change, and a caller that edits or appends to a returned result changes no later correction.
+func TestCorrectionsLeaveReturnedResultsAlone(t *testing.T) {
+	defer suite.Recover(t)
+	r := newRun(t, Config{WindowSize: 10, AllowedLateness: 100})
+	r.ProcessAll(ev("e1", "a", 1, 1), ev("e2", "b", 2, 2))
+	fired := r.Process(ev("e3", "c", 12, 4))
+	r.Expect("Process(e3 c@12=4)", fired, []kit.Result{res("a", 0, 10, 1, 1), res("b", 0, 10, 1, 2)}, "watermark 12 fires [0,10)")
+	corrected := r.Process(ev("e4", "a", 5, 8))
+	r.Expect("Process(e4 a@5=8)", corrected, []kit.Result{upd("a", 0, 10, 2, 9)}, "[0,10) lingers until watermark 110: e4 corrects a's result")
+	kept := []struct {
+		call      string
+		got, want []kit.Result
+	}{
+		{"Process(e3 c@12=4)", fired, slices.Clone(fired)},
+		{"Process(e4 a@5=8)", corrected, slices.Clone(corrected)},
+	}
+
+	// The caller scribbles over the next firing, element and spare capacity.
+	edited := r.Process(ev("e5", "d", 25, 16))
+	r.Expect("Process(e5 d@25=16)", edited, []kit.Result{res("c", 10, 20, 1, 4)}, "watermark 25 fires [10,20)")
+	edited = edited[:cap(edited)]
+	for i := range edited {
+		edited[i] = kit.Result{Key: "scribbled by the caller", Start: -1, End: -1, Count: -1, Sum: -1}
+	}
+	r.Expect("Process(e6 c@15=32)", r.Process(ev("e6", "c", 15, 32)), []kit.Result{upd("c", 10, 20, 2, 36)},
+		"[10,20) lingers: e6 corrects c's result, from the window's state. The caller overwrote the result of [10,20)\n"+
+			"it was handed; that must not reach the state")
+	r.Expect("Process(e7 b@7=64)", r.Process(ev("e7", "b", 7, 64)), []kit.Result{upd("b", 0, 10, 2, 66)},
+		"[0,10) lingers: e7 corrects b's result")
+	for _, k := range kept {
+		if !slices.Equal(k.got, k.want) {
+			t.Errorf("the results %s returned, which the caller kept, have changed: they are now\n%s\nwant, as returned,\n%s\n"+
+				"A correction is a new result; the one returned before stays as it was (a consumer may still hold it,\n"+
+				"or compare old and new). Results that share memory with a window's state, or with a buffer reused\n"+
+				"across calls, change with it.\n\n%s",
+				k.call, windowtest.FmtResults(k.got), windowtest.FmtResults(k.want), r.Timeline())
+		}
+	}
+}
+
+// TestResultsOfOneCallAreOrderedWhileWindowsLinger certifies that with lateness on, a call that fires several windows returns just those, ordered by (End, Start, Key) even when their keys sort against their windows' order, and a correction returns just its key's result.
+func TestResultsOfOneCallAreOrderedWhileWindowsLinger(t *testing.T) {
+	defer suite.Recover(t)
+	r := newRun(t, Config{WindowSize: 10, WatermarkDelay: 100, AllowedLateness: 100})
+	r.Process(ev("e1", "a", 3, 1))
+	r.Expect("AdvanceWatermark(10)", r.Advance(10), []kit.Result{res("a", 0, 10, 1, 1)}, "watermark 10 fires [0,10), which lingers until 110")
+	// Windows [10,40), arriving latest first, their keys sorting against
+	// their order in time; the delay keeps them open.
+	r.ProcessAll(
+		ev("e2", "a2", 35, 2),
+		ev("e3", "a1", 31, 4),
+		ev("e4", "m", 22, 8),
+		ev("e5", "z", 14, 16),
+		ev("e6", "y", 17, 32),
+	)
+	r.Expect("Process(e7 a@5=64)", r.Process(ev("e7", "a", 5, 64)), []kit.Result{upd("a", 0, 10, 2, 65)},
+		"e7 corrects a's result for [0,10), and that alone: the windows still open are not due (the watermark is 10)")
+	r.Expect("AdvanceWatermark(40)", r.Advance(40), []kit.Result{
+		res("y", 10, 20, 1, 32),
+		res("z", 10, 20, 1, 16),
+		res("m", 20, 30, 1, 8),
+		res("a1", 30, 40, 1, 4),
+		res("a2", 30, 40, 1, 2),
+	}, "watermark 40 fires [10,20), [20,30) and [30,40), ordered by (End, Start, Key): window first, so [10,20)'s y and z\n"+
+		"come before [30,40)'s a1 and a2. [0,10) fired already: it lingers, corrected, and is not emitted again")
+	r.Expect("Flush()", r.Flush(), nil, "every window has fired")
 }

@@ -10,7 +10,9 @@ import "github.com/flk-byo/course/kit"
 // the next window. Negative timestamps are floored too:
 // AssignWindow(-1, 10) is [-10, 0), not [0, 10).
 //
-// size is positive (NewProcessor rejects anything else).
+// size is positive (NewProcessor rejects anything else), and ts is far
+// enough from the ends of the int64 range for its window to fit in an
+// int64 (nearer timestamps are not tested).
 func AssignWindow(ts, size int64) (start, end int64) {
 	panic("TODO: floor ts to a multiple of size (careful: Go's % truncates for negative ts)")
 }
@@ -33,6 +35,10 @@ type Config struct {
 // Processor counts and sums events per key in event-time tumbling windows
 // and emits each window's results when the watermark reaches the window's
 // end. It is used from one goroutine.
+//
+// Every slice a Processor returns belongs to the caller: later calls must
+// not change it, and the caller may edit it or append to it without
+// changing anything inside the Processor.
 type Processor struct {
 	// TODO: your fields here
 }
@@ -51,11 +57,17 @@ func NewProcessor(cfg Config) (*Processor, error) {
 //     no-op: it changes nothing, not even the watermark, and returns nothing.
 //   - An event whose window has expired (watermark ≥ end + AllowedLateness,
 //     judged by the watermark before this event) goes to Late and is not
-//     counted.
+//     counted. end + AllowedLateness saturates at math.MaxInt64: it never
+//     wraps around.
 //   - Otherwise its Value is added to its window's Count and Sum for its Key,
-//     and then the watermark becomes max(watermark, e.TS − WatermarkDelay).
-//     The results are those of the windows that this raise makes fire: a
-//     window [start, end) fires, once, when the watermark reaches end.
+//     and then the watermark becomes max(watermark, e.TS − WatermarkDelay),
+//     where e.TS − WatermarkDelay saturates at math.MinInt64: it never wraps
+//     around. The results are those of the windows that this raise makes
+//     fire: a window [start, end) fires, once, when the watermark reaches end.
+//   - From stage 03 on, an event for a window that has fired but not expired
+//     (end ≤ watermark < end + AllowedLateness) is counted, and its key's
+//     corrected Count and Sum for that window go out at once: IsUpdate is
+//     true if the key had a result there, false if this is its first.
 //
 // Arrival alone never emits a result: an open window may still get events.
 func (p *Processor) Process(e kit.Event) []kit.Result {
@@ -86,7 +98,8 @@ func (p *Processor) Flush() []kit.Result {
 
 // Late returns every event sent to the side output so far, in arrival
 // order: the events whose window had expired when they arrived. Calling it
-// does not clear the side output.
+// does not clear the side output, and the slice is the caller's copy: later
+// late events do not change it, nor do the caller's edits the side output.
 func (p *Processor) Late() []kit.Event {
 	panic("TODO: return the side output, in arrival order")
 }
