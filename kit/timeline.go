@@ -325,10 +325,11 @@ func (t Timeline) windows() [][2]int64 {
 
 func (t Timeline) windowState(start, end int64) string {
 	fired := slices.ContainsFunc(t.Results, func(r Result) bool { return r.Start == start && r.End == end })
+	cleanup := plusSaturating(end, t.Lateness) // a huge lateness must not wrap into "expired"
 	switch {
-	case t.Watermark != math.MinInt64 && t.Watermark >= end+t.Lateness && fired:
+	case t.Watermark != math.MinInt64 && t.Watermark >= cleanup && fired:
 		return "fired, expired"
-	case t.Watermark != math.MinInt64 && t.Watermark >= end+t.Lateness:
+	case t.Watermark != math.MinInt64 && t.Watermark >= cleanup:
 		return "expired, never fired"
 	case fired:
 		return "fired"
