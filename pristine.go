@@ -1,6 +1,6 @@
-// Package course is the root of the FLK-BYO course module. It holds one
-// thing: Pristine, the course's own copy of every file a graded suite
-// depends on, embedded into `de` when it is built. `de grade` compares a
+// Package course is the root of the FLK-BYO course module. It holds what
+// `de` embeds when it is built: Pristine, the course's own copy of every
+// file a graded suite depends on, and Reference, the reference solution. `de grade` compares a
 // student's tree against it (internal/grade), so an instructor who builds
 // `de` from the course's tagged version sees every suite, bind, kit or
 // helper file a student changed, removed or added.

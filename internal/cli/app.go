@@ -118,7 +118,7 @@ Examples:
 			demoCommand(io),
 			gradeCommand(io),
 			watchCommand(io), resetCommand(io), solutionCommand(io), completionCommand(io),
-			benchCommand(io),
+			benchCommand(io), classroomCommand(io),
 		},
 	}
 }

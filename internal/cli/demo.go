@@ -58,6 +58,9 @@ func runDemo(sio IO, args []string, step bool) error {
 			st = cur
 		}
 	}
+	if !demo.Available() {
+		return errNoReference("de demo runs the reference on a scripted stream")
+	}
 	if !demo.Has(st.Number) {
 		return fmt.Errorf("stage %s has no demo in this version of de", st.Ref())
 	}

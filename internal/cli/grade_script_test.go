@@ -23,6 +23,7 @@ import (
 //	stage 05-2pc fail 0/100 tests 0/9
 //	tampered stages/03-lateness/refire_test.go modified 03-lateness
 //	finding review lab/forge.go:9 func init
+//	similar lab/windows.go solutions/windows.go 1.00 flagged=true
 //	test TestX 05-2pc fail 0/11
 //
 // Usage: gradejson FILE
@@ -80,6 +81,9 @@ func cmdGradeJSON(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	for _, f := range r.LabFindings {
 		fmt.Fprintf(&b, "finding %s %s:%d %s\n", f.Kind, f.File, f.Line, f.What)
+	}
+	for _, x := range r.Similarity {
+		fmt.Fprintf(&b, "similar %s %s %.2f flagged=%v\n", x.File, x.Reference, x.Share, x.Flagged)
 	}
 	for _, t := range r.Tests {
 		fmt.Fprintf(&b, "test %s %s %s %d/%d\n", t.Name, t.Stage, t.Status, t.Points, t.MaxPoints)

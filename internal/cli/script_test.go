@@ -69,6 +69,10 @@ func runScripts(t *testing.T, dir string) {
 			// course), for a script that needs a mutant that applies to
 			// today's reference.
 			env.Setenv("CATALOGUE", filepath.Join(root, "mutants"))
+			// The real course, whole (the scratch copy has only what the
+			// suites need), for a script that only reads it, such as one
+			// making a student template.
+			env.Setenv("COURSEROOT", root)
 			// The folder holding the de command, so a script can run de with no go on PATH.
 			env.Setenv("DEBIN", strings.SplitN(env.Getenv("PATH"), string(os.PathListSeparator), 2)[0])
 			env.Cd = dst

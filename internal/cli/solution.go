@@ -10,6 +10,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/flk-byo/course/internal/catalog"
+	"github.com/flk-byo/course/internal/course"
 )
 
 func solutionCommand(io IO) *ucli.Command {
@@ -66,6 +67,9 @@ func (e *env) solution(args []string, force bool) error {
 			return fmt.Errorf("%s has not passed yet: the reference would spoil it. Pass it with de test (de hint helps), or see it anyway with de solution --force %s", st.Ref(), st.Ref())
 		}
 		fmt.Fprintf(e.Stderr, "%s\n", s.Yellow(fmt.Sprintf("Spoiler: %s has not passed yet; here is the reference anyway (--force).", st.Ref())))
+	}
+	if !course.HasReference(e.root) {
+		return errNoReference("de solution shows its files")
 	}
 	files, note := st.Solution, st.SolutionNote
 	e.printf("%s\n", s.Bold(fmt.Sprintf("Reference solution for %s · %s", st.Ref(), st.Title)))

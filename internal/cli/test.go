@@ -11,8 +11,9 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	course "github.com/flk-byo/course"
+	coursefiles "github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
+	"github.com/flk-byo/course/internal/course"
 	"github.com/flk-byo/course/internal/gotest"
 	"github.com/flk-byo/course/internal/grade"
 	"github.com/flk-byo/course/internal/term"
@@ -84,11 +85,14 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.St
 		return nil, upTo, err
 	}
 	run := &testRun{tags: tags}
+	if tags == "solution" && !course.HasReference(e.root) {
+		return nil, upTo, errNoReference("de test --solution runs the suites on it")
+	}
 	if tags == "lab" {
 		if err := e.checkLab(); err != nil {
 			return nil, upTo, err
 		}
-		if run.findings, err = grade.CheckLab(e.root, e.cat, course.Pristine); err != nil {
+		if run.findings, err = grade.CheckLab(e.root, e.cat, coursefiles.Pristine); err != nil {
 			return nil, upTo, err
 		}
 	}

@@ -57,9 +57,11 @@ type Report struct {
 	Score     float64      `json:"score"` // percent of MaxPoints, one decimal
 	Tampered  []FileChange `json:"tampered"`
 	// LabFindings are the lab's uses of what a lab must not use.
-	LabFindings []LabFinding  `json:"lab_findings"`
-	Stages      []StageResult `json:"stages"`
-	Tests       []TestResult  `json:"tests"`
+	LabFindings []LabFinding `json:"lab_findings"`
+	// Similarity says, for each lab file, how close it is to the reference.
+	Similarity []Similarity  `json:"similarity"`
+	Stages     []StageResult `json:"stages"`
+	Tests      []TestResult  `json:"tests"`
 }
 
 // LabFinding is one use, in lab/, of something a lab must not use: an
@@ -107,13 +109,14 @@ type TestResult struct {
 
 // Options describe one grading run.
 type Options struct {
-	Root     string           // the student's course root
-	Catalog  *catalog.Catalog // the pristine catalogue: stages, points, the tests each suite must report
-	Stages   []catalog.Stage  // the stages to grade
-	Pristine fs.FS            // the pristine files (the root package's Pristine)
-	Race     bool             // build with the race detector
-	Timeout  time.Duration    // per stage
-	OnTest   func(pkg string, t gotest.Test)
+	Root      string           // the student's course root
+	Catalog   *catalog.Catalog // the pristine catalogue: stages, points, the tests each suite must report
+	Stages    []catalog.Stage  // the stages to grade
+	Pristine  fs.FS            // the pristine files (the root package's Pristine)
+	Reference fs.FS            // the reference's files (the root package's Reference)
+	Race      bool             // build with the race detector
+	Timeout   time.Duration    // per stage
+	OnTest    func(pkg string, t gotest.Test)
 }
 
 // Run grades the tree. It returns an error only when grading itself could
@@ -125,6 +128,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	findings, err := CheckLab(o.Root, o.Catalog, o.Pristine)
+	if err != nil {
+		return nil, err
+	}
+	similar, err := Similarities(o.Root, o.Catalog, o.Reference)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +148,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Build(o.Catalog, o.Stages, changes, findings, res)
+	return Build(o.Catalog, o.Stages, Checks{Changes: changes, Findings: findings, Similar: similar}, res)
+}
+
+// Checks are what grading finds in the tree itself, before any test runs.
+type Checks struct {
+	Changes  []FileChange // files that differ from the pristine course (tamper evidence)
+	Findings []LabFinding // what the lab must not use
+	Similar  []Similarity // how close each lab file is to the reference
 }
 
 // CheckLab checks the lab at root against internal/labpolicy's rules, with
@@ -180,16 +194,11 @@ func modulePath(pristine fs.FS) (string, error) {
 	return "", errors.New("pristine go.mod has no module line")
 }
 
-// Build scores the stages from a go test result, the tree's changes and
-// the lab's findings.
-func Build(cat *catalog.Catalog, stages []catalog.Stage, changes []FileChange, findings []LabFinding, res *gotest.Result) (*Report, error) {
-	r := &Report{Version: SchemaVersion, Course: catalog.Course, Tampered: changes, LabFindings: findings, Stages: []StageResult{}, Tests: []TestResult{}}
-	if r.Tampered == nil {
-		r.Tampered = []FileChange{}
-	}
-	if r.LabFindings == nil {
-		r.LabFindings = []LabFinding{}
-	}
+// Build scores the stages from a go test result and the checks of the tree.
+func Build(cat *catalog.Catalog, stages []catalog.Stage, checks Checks, res *gotest.Result) (*Report, error) {
+	r := &Report{Version: SchemaVersion, Course: catalog.Course, Tampered: orEmpty(checks.Changes),
+		LabFindings: orEmpty(checks.Findings), Similarity: orEmpty(checks.Similar), Stages: []StageResult{}, Tests: []TestResult{}}
+	changes, findings := checks.Changes, checks.Findings
 	for _, st := range stages {
 		docs, err := cat.Tests(st)
 		if err != nil {
@@ -206,6 +215,15 @@ func Build(cat *catalog.Catalog, stages []catalog.Stage, changes []FileChange, f
 	}
 	r.Status, r.Message = summarize(r)
 	return r, nil
+}
+
+// orEmpty returns xs, or an empty slice for nil: the report's arrays are
+// always arrays in JSON.
+func orEmpty[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
 }
 
 // Shares splits a stage's points between its n tests as equally as whole

@@ -244,7 +244,7 @@ func TestBuild(t *testing.T) {
 		}, nil, []LabFinding{{Kind: labpolicy.Review, File: "lab/x.go", Line: 5, Column: 1, What: "func init"}}, Review, 0, []Status{Review, Review}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Build(cat, []catalog.Stage{st1, st2}, tc.changes, tc.findings, &gotest.Result{Packages: tc.pkgs()})
+			r, err := Build(cat, []catalog.Stage{st1, st2}, Checks{Changes: tc.changes, Findings: tc.findings}, &gotest.Result{Packages: tc.pkgs()})
 			if err != nil {
 				t.Fatal(err)
 			}

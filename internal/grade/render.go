@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
@@ -32,6 +33,11 @@ func JUnit(r *Report) junit.Testsuites {
 		ts.AddProperty("max_points", fmt.Sprint(s.MaxPoints))
 		if s.Message != "" && (s.Status == Error || s.Status == Review) {
 			ts.AddProperty("message", s.Message)
+		}
+		for _, x := range r.Similarity {
+			if x.Flagged {
+				ts.AddProperty("close_to_reference", fmt.Sprintf("%s ~ %s %.0f%%", x.File, x.Reference, x.Share*100))
+			}
 		}
 		total := 0.0
 		for _, t := range r.Tests {
@@ -86,6 +92,17 @@ func WriteText(w io.Writer, r *Report, minPoints int, s term.Style) {
 		fmt.Fprintf(w, "%s\n", s.Red(s.Bold("The lab uses what a lab must not (imports: no credit; the rest: needs review, no points):")))
 		for _, f := range r.LabFindings {
 			fmt.Fprintf(w, "  %s %s\n", s.Red(string(f.Kind)), f)
+		}
+	}
+	if slices.ContainsFunc(r.Similarity, func(x Similarity) bool { return x.Flagged }) {
+		fmt.Fprintf(w, "%s\n", s.Yellow(s.Bold(fmt.Sprintf("Close to the reference (%.0f%% or more of a file found in it; for a person to judge, no points taken):", CopyThreshold*100))))
+		for _, x := range r.Similarity {
+			line := fmt.Sprintf("  %3.0f%%  %s ~ %s", x.Share*100, x.File, x.Reference)
+			if x.Flagged {
+				fmt.Fprintf(w, "%s\n", s.Yellow(line))
+			} else {
+				fmt.Fprintf(w, "%s\n", s.Dim(line))
+			}
 		}
 	}
 	for _, st := range r.Stages {
@@ -148,6 +165,14 @@ func Markdown(r *Report, minPoints int) string {
 		b.WriteString("\n### What the lab must not use\n\nImports: no credit. The rest: needs review, no points until a person has looked.\n\n")
 		for _, f := range r.LabFindings {
 			fmt.Fprintf(&b, "- %s `%s:%d` %s: %s\n", f.Kind, f.File, f.Line, mdEscape(f.What), mdEscape(f.Why))
+		}
+	}
+	if slices.ContainsFunc(r.Similarity, func(x Similarity) bool { return x.Flagged }) {
+		fmt.Fprintf(&b, "\n### Close to the reference\n\n%.0f%% or more of the file is found in the reference: for a person to judge, no points taken.\n\n", CopyThreshold*100)
+		for _, x := range r.Similarity {
+			if x.Flagged {
+				fmt.Fprintf(&b, "- `%s`: %.0f%% of it in `%s`\n", x.File, x.Share*100, x.Reference)
+			}
 		}
 	}
 	if len(r.Tampered) > 0 {

@@ -1,0 +1,12 @@
+package course
+
+import "embed"
+
+// Reference holds the reference solution's files (solutions/*.go) as this
+// binary's course version has them: `de grade` measures how close each lab
+// file is to them (internal/similarity), from its own copy, so that neither
+// a student's edited solutions/ nor a student template without one changes
+// the measure.
+//
+//go:embed solutions/*.go
+var Reference embed.FS
