@@ -148,6 +148,19 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Check again after the run: go test builds one stage's suite while
+	// another's runs, and a lab that writes files (stages 05 and 08) could
+	// write into a suite before it is compiled.
+	after, err := Verify(o.Root, o.Pristine)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range after {
+		if !slices.ContainsFunc(changes, func(b FileChange) bool { return b.Path == c.Path }) {
+			c.Change += " while the tests ran"
+			changes = append(changes, c)
+		}
+	}
 	return Build(o.Catalog, o.Stages, Checks{Changes: changes, Findings: findings, Similar: similar}, res)
 }
 
