@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -108,7 +109,9 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.St
 	live := newLiveLine(e.Stderr, e.style)
 	opts.OnTest = live.test
 	live.printf("running go test -tags %s on %s …", tags, stageRange(run.stages))
-	run.result, err = gotest.Run(ctx, opts)
+	run.result, err = gotest.RunPastCrashes(ctx, opts, e.expected, func(pkg string, crashed []string) {
+		live.printf("%s crashed its test binary; running %s's other tests …", strings.Join(crashed, ", "), path.Base(pkg))
+	})
 	live.done()
 	if err != nil {
 		return nil, upTo, err
@@ -174,7 +177,7 @@ func (e *env) testTarget(stage, tags string) (catalog.Stage, error) {
 func (e *env) report(run *testRun, target catalog.Stage) bool {
 	s := e.style
 	allOK := len(run.result.Errors) == 0
-	passed, total := 0, 0
+	passed, total := 0, 0 // total counts every test of the catalogue, run or not
 	var firstFailure, shownBuildError string
 	for _, st := range run.stages {
 		docs, _ := e.cat.Tests(st)
@@ -183,13 +186,14 @@ func (e *env) report(run *testRun, target catalog.Stage) bool {
 			certifies[d.Name] = d.Certifies
 		}
 		pkg := run.result.Package(st.Package())
+		total += len(docs)
 		e.printf("\n%s", s.Bold(fmt.Sprintf("%s %s", st.Ref(), st.Title)))
 		if pkg == nil {
-			e.printf("  %s\n", s.Red("did not run"))
+			e.printf("  %s\n", s.Red(fmt.Sprintf("0/%d passed: did not run", len(docs))))
 			allOK = false
 			continue
 		}
-		e.printf("  %s\n", stageScore(s, pkg))
+		e.printf("  %s\n", stageScore(s, pkg, len(docs)))
 		if pkg.BuildError != "" {
 			allOK = false
 			if pkg.BuildError == shownBuildError {
@@ -199,8 +203,8 @@ func (e *env) report(run *testRun, target catalog.Stage) bool {
 				shownBuildError = pkg.BuildError
 			}
 		}
+		var crashed string
 		for _, t := range pkg.Tests {
-			total++
 			cert := certifies[t.Name]
 			switch t.Status {
 			case gotest.Pass:
@@ -222,9 +226,29 @@ func (e *env) report(run *testRun, target catalog.Stage) bool {
 			if t.Hung {
 				e.printf("      %s\n", s.Red(fmt.Sprintf("hung: still running when the stage %s — look for a loop or a channel nobody closes", pkg.TimedOut)))
 			}
+			if t.Crashed {
+				crashed = t.Name
+				e.printf("      %s\n", s.Red("crashed the test binary: "+crashCause(t)))
+			}
 			e.printFailure(t, run.tags, st)
 		}
-		if pkg.Crash != "" {
+		if missing := notRun(docs, pkg); len(missing) > 0 {
+			allOK = false
+			why := "the test binary ended before them"
+			switch {
+			case crashed != "":
+				why = "the test binary died in " + crashed + " (above)"
+			case pkg.TimedOut != "":
+				why = "the stage " + pkg.TimedOut
+			case pkg.BuildError != "":
+				why = "the suite does not compile"
+			}
+			if pkg.BuildError == "" {
+				e.printf("  %s %s\n", s.Red(fmt.Sprintf("%d test(s) did not run:", len(missing))), s.Dim(why))
+				e.printf("%s\n", indent(strings.Join(missing, "\n"), "      "))
+			}
+		}
+		if pkg.Crash != "" && crashed == "" {
 			allOK = false
 			e.printf("  %s\n%s\n", s.Red("✗ the test binary failed outside any test:"), indent(strings.Join(limitLines(strings.Split(pkg.Crash, "\n"), 30), "\n"), "      "))
 		}
@@ -272,6 +296,8 @@ func (e *env) report(run *testRun, target catalog.Stage) bool {
 func (e *env) printFailure(t gotest.Test, tags string, st catalog.Stage) {
 	s := e.style
 	switch {
+	case len(t.Trace) > 0:
+		e.printf("%s\n", indent(strings.Join(t.Trace, "\n"), "      "))
 	case t.Hung:
 	case t.NotImplemented != "":
 		e.printf("      %s %s\n", s.Yellow("not implemented yet:"), t.NotImplemented)
@@ -291,12 +317,60 @@ func (e *env) nextStep(target catalog.Stage) string {
 	return fmt.Sprintf("%s passed: that is the last stage in this version of the course.", target.Ref())
 }
 
-func stageScore(s term.Style, p *gotest.Package) string {
-	score := fmt.Sprintf("%d/%d passed", p.Passed(), len(p.Tests))
-	if p.OK() {
+func stageScore(s term.Style, p *gotest.Package, total int) string {
+	score := fmt.Sprintf("%d/%d passed", p.Passed(), total)
+	if p.OK() && p.Passed() == total {
 		return s.Green(score)
 	}
 	return s.Red(score)
+}
+
+// expected returns the names of the tests of the stage whose package is
+// pattern, in suite order: what a run of it must report.
+func (e *env) expected(pattern string) []string {
+	for _, st := range e.cat.Stages {
+		if st.Package() == pattern {
+			docs, _ := e.cat.Tests(st)
+			names := make([]string, len(docs))
+			for i, d := range docs {
+				names[i] = d.Name
+			}
+			return names
+		}
+	}
+	return nil
+}
+
+// notRun returns the stage's tests, in suite order, that the run of pkg
+// never reached.
+func notRun(docs []catalog.TestDoc, pkg *gotest.Package) []string {
+	var out []string
+	for _, d := range docs {
+		if !slices.ContainsFunc(pkg.Tests, func(t gotest.Test) bool { return t.Name == d.Name }) {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
+
+// crashCause says in a few words what killed the test binary, from what it
+// printed: a panic (in a goroutine the test's recover cannot reach), a
+// fatal runtime error, or nothing at all (os.Exit).
+func crashCause(t gotest.Test) string {
+	for _, l := range t.Output {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "panic: "):
+			return "a panic outside the test's goroutine, which no recover in the test can catch (" + strings.TrimPrefix(l, "panic: ") + ")"
+		case strings.Contains(l, "stack overflow"), strings.Contains(l, "goroutine stack exceeds"):
+			return "a stack overflow: a function that calls itself without end"
+		case strings.Contains(l, "out of memory"):
+			return "it ran out of memory: state that grows without bound, or one huge allocation"
+		case strings.HasPrefix(l, "fatal error: "):
+			return "a fatal runtime error (" + strings.TrimPrefix(l, "fatal error: ") + ")"
+		}
+	}
+	return "it exited without a word while this test ran (os.Exit, or a signal): nothing after it ran"
 }
 
 // rerun is the go test command that re-runs one test by itself.

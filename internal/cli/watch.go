@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -178,13 +179,15 @@ func (e *env) watchRun(ctx context.Context, run runFunc, prev map[string]watch.O
 
 // outcomes returns every test's outcome in a run, keyed "FLK-BYO/01
 // TestName", and whether the run reported per test at all (it compiled,
-// did not crash or hang, and the go command raised no errors).
+// did not crash or hang, the go command raised no errors, and lab/ uses
+// nothing a lab must not).
 func outcomes(r *testRun) (map[string]watch.Outcome, bool) {
 	m := map[string]watch.Outcome{}
-	whole := len(r.result.Errors) == 0
+	whole := len(r.result.Errors) == 0 && len(r.findings) == 0
 	for _, st := range r.stages {
 		pkg := r.result.Package(st.Package())
-		if pkg == nil || pkg.BuildError != "" || pkg.Crash != "" || pkg.TimedOut != "" {
+		if pkg == nil || pkg.BuildError != "" || pkg.Crash != "" || pkg.TimedOut != "" ||
+			slices.ContainsFunc(pkg.Tests, func(t gotest.Test) bool { return t.Crashed }) {
 			whole = false
 			continue
 		}

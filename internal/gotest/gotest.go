@@ -11,6 +11,7 @@ package gotest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +39,7 @@ type Options struct {
 	Tags     string        // build tags: "lab" or "solution"
 	Packages []string      // package patterns, e.g. "./stages/01-windows"
 	Run      string        // -run pattern; empty runs every test
+	Skip     string        // -skip pattern; empty skips nothing
 	Race     bool          // build with the race detector
 	Timeout  time.Duration // per test binary, i.e. per stage; 0 means go test's default
 	Count    int           // -count; 0 leaves go test's default (and its result cache) alone
@@ -65,6 +67,15 @@ type Test struct {
 	Output         []string // what the test and its failed subtests printed, framing removed
 	NotImplemented string   // the skeleton's TODO message when the test failed on one
 	Hung           bool     // the test was still running when the stage timed out
+	// Crashed is set when the test binary died while the test ran (a panic
+	// in another goroutine, os.Exit, a fatal runtime error such as a stack
+	// overflow, running out of memory): the test never reported a result,
+	// and the tests after it never ran.
+	Crashed bool
+	// Trace is, for a crashed or hung test, the panic or fatal error and the
+	// stack frames of the learner's code (lab/) from the dump the binary
+	// printed: where the code was when it died or hung.
+	Trace []string
 }
 
 // Package is the result of one test package (one stage).
@@ -131,6 +142,9 @@ func (o Options) Args() []string {
 	if o.Run != "" {
 		args = append(args, "-run", o.Run)
 	}
+	if o.Skip != "" {
+		args = append(args, "-skip", o.Skip)
+	}
 	return append(args, o.Packages...)
 }
 
@@ -172,6 +186,61 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
 		return nil, fmt.Errorf("go test: %w", waitErr)
+	}
+	return res, nil
+}
+
+// RunPastCrashes is Run, and then, for every package whose test binary died
+// in a test (Test.Crashed) before the rest of expected(pattern) ran, runs
+// those tests again without the ones that crashed (-run and -skip), as
+// often as it takes (each run reports at least the next test), and adds
+// what they report: a learner sees every test of the
+// stage, not only the ones before the crash. A crashed test stays as it
+// was, crash and all. onRerun, when set, is told of each rerun.
+func RunPastCrashes(ctx context.Context, o Options, expected func(pattern string) []string, onRerun func(pkg string, crashed []string)) (*Result, error) {
+	res, err := Run(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	for _, pattern := range o.Packages {
+		pkg := res.Package(pattern)
+		want := expected(pattern)
+		for range len(want) {
+			if pkg == nil || pkg.BuildError != "" {
+				break
+			}
+			var missing, crashed []string
+			for _, name := range want {
+				if !slices.ContainsFunc(pkg.Tests, func(t Test) bool { return t.Name == name }) {
+					missing = append(missing, name)
+				}
+			}
+			for _, t := range pkg.Tests {
+				if t.Crashed {
+					crashed = append(crashed, t.Name)
+				}
+			}
+			if len(missing) == 0 || len(crashed) == 0 {
+				break // done, or not a crash: a timeout, or an end go test explains
+			}
+			if onRerun != nil {
+				onRerun(pkg.ImportPath, crashed)
+			}
+			again := o
+			again.Packages = []string{pattern}
+			again.Run = "^(" + strings.Join(missing, "|") + ")$"
+			again.Skip = "^(" + strings.Join(crashed, "|") + ")$"
+			more, err := Run(ctx, again)
+			if err != nil {
+				return nil, err
+			}
+			m := more.Package(pattern)
+			if m == nil || len(m.Tests) == 0 {
+				break
+			}
+			pkg.Tests = append(pkg.Tests, m.Tests...)
+			pkg.TimedOut = cmp.Or(pkg.TimedOut, m.TimedOut)
+		}
 	}
 	return res, nil
 }
@@ -281,7 +350,12 @@ func collect(ex *testjson.Execution, patterns []string, h *handler) *Result {
 			if tc.Test.IsSubTest() {
 				continue
 			}
-			p.Tests = append(p.Tests, newTest(pkg, tc, cases, hung[tc.Test.Name()]))
+			t := newTest(pkg, tc, cases, hung[tc.Test.Name()])
+			if t.Hung && len(t.Trace) == 0 {
+				// The timeout's goroutine dump is the package's output.
+				t.Trace = LabTrace(strings.Split(pkgOut.String(), "\n"))
+			}
+			p.Tests = append(p.Tests, t)
 		}
 		if pkg.Result() == testjson.ActionFail && p.BuildError == "" && p.TimedOut == "" &&
 			!slices.ContainsFunc(p.Tests, func(t Test) bool { return t.Status == Fail }) {
@@ -308,6 +382,9 @@ func collect(ex *testjson.Execution, patterns []string, h *handler) *Result {
 
 func newTest(pkg *testjson.Package, tc testjson.TestCase, all []testjson.TestCase, hung bool) Test {
 	t := Test{Name: tc.Test.Name(), Elapsed: tc.Elapsed, Hung: hung}
+	// testjson gives a test that never ended (its binary died first) the
+	// elapsed time -1 when the package ends.
+	t.Crashed = tc.Elapsed < 0 && !hung
 	switch {
 	case slices.ContainsFunc(pkg.Failed, func(c testjson.TestCase) bool { return c.ID == tc.ID }):
 		t.Status = Fail
@@ -333,7 +410,44 @@ func newTest(pkg *testjson.Package, tc testjson.TestCase, all []testjson.TestCas
 			break
 		}
 	}
+	if t.Crashed || t.Hung {
+		t.Trace = LabTrace(t.Output)
+	}
 	return t
+}
+
+// labFrames is how many frames of the learner's code LabTrace keeps.
+const labFrames = 8
+
+// LabTrace picks out of a crash or timeout dump what a learner needs: the
+// "panic:" or "fatal error:" lines, and the stack frames (a function line
+// and its file line) whose file is in lab/, at most 8, each goroutine's
+// first frame in lab/ first. It returns nil when the dump has neither.
+func LabTrace(lines []string) []string {
+	var head, frames []string
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "panic: "), strings.HasPrefix(t, "fatal error: "):
+			if len(head) < 3 {
+				head = append(head, t)
+			}
+		case i > 0 && strings.Contains(t, "/lab/") && strings.Contains(t, ".go:") && len(frames) < 2*labFrames:
+			fn := strings.TrimSpace(lines[i-1])
+			file := t
+			if j := strings.LastIndex(file, " +0x"); j > 0 {
+				file = file[:j]
+			}
+			frames = append(frames, "    "+fn, "        "+file)
+		}
+	}
+	if len(head) == 0 && len(frames) == 0 {
+		return nil
+	}
+	if len(frames) > 0 {
+		head = append(head, "where your code was (lab/):")
+	}
+	return append(head, frames...)
 }
 
 var framing = regexp.MustCompile(`^\s*(=== (RUN|PAUSE|CONT|NAME)|--- (FAIL|PASS|SKIP):)`)

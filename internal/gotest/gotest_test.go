@@ -110,3 +110,45 @@ func TestParseDependencyBuildFailureShowsItsErrors(t *testing.T) {
 	assert.Empty(t, p.Crash, "a build failure is not a crash")
 	assert.False(t, p.OK())
 }
+
+func TestParseCrashNamesTheTestAndTheLabFrames(t *testing.T) {
+	res := parseFile(t, "crash.json", "./crash")
+	require.Len(t, res.Packages, 1)
+	tests := byName(res.Packages[0])
+	assert.Equal(t, Pass, tests["TestBeforeCrash"].Status)
+	crashed := tests["TestCrashes"]
+	assert.Equal(t, Fail, crashed.Status)
+	assert.True(t, crashed.Crashed, "the binary died in TestCrashes: it never reported a result of its own")
+	assert.False(t, tests["TestBeforeCrash"].Crashed)
+	assert.NotContains(t, tests, "TestAfterCrash", "the tests after the crash never ran")
+	trace := strings.Join(crashed.Trace, "\n")
+	assert.Contains(t, trace, "panic: boom in a goroutine")
+	assert.Contains(t, trace, "where your code was (lab/):")
+	assert.Regexp(t, `fixture/lab/lab\.go:[0-9]+`, trace)
+	assert.NotContains(t, trace, "+0x", "program counters are noise for a learner")
+}
+
+func TestParseHangShowsTheLabFrames(t *testing.T) {
+	res := parseFile(t, "hang.json", "./hang")
+	hung := byName(res.Packages[0])["TestHangs"]
+	assert.False(t, hung.Crashed, "a hang is a hang, not a crash")
+	assert.Regexp(t, `fixture/lab/lab\.go:[0-9]+`, strings.Join(hung.Trace, "\n"), "where the learner's code was when the stage timed out")
+}
+
+// TestRunPastCrashesReportsEveryTest runs the fixture's crashing package
+// for real: the test after the crash runs in a second go test, without the
+// test that crashed.
+func TestRunPastCrashesReportsEveryTest(t *testing.T) {
+	var reruns [][]string
+	res, err := RunPastCrashes(t.Context(), Options{Dir: "testdata/fixture", Tags: "none", Packages: []string{"./crash"}},
+		func(string) []string { return []string{"TestBeforeCrash", "TestCrashes", "TestAfterCrash"} },
+		func(_ string, crashed []string) { reruns = append(reruns, crashed) })
+	require.NoError(t, err)
+	p := res.Package("./crash")
+	require.NotNil(t, p)
+	tests := byName(p)
+	assert.True(t, tests["TestCrashes"].Crashed)
+	assert.Equal(t, Pass, tests["TestAfterCrash"].Status, "the test after the crash ran, in a second run")
+	assert.Equal(t, [][]string{{"TestCrashes"}}, reruns)
+	assert.Len(t, p.Tests, 3)
+}
