@@ -4,17 +4,12 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
 
 	"github.com/flk-byo/course/internal/cli"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	dir, _ := os.Getwd()
-	code := cli.Main(ctx, os.Args, cli.IO{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: dir})
-	stop()
-	os.Exit(code)
+	os.Exit(cli.Exec(os.Args, cli.IO{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: dir}))
 }

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 	"slices"
 	"strings"
 
@@ -39,6 +42,16 @@ const (
 	// file, a refused request (a stage not yet unlocked), any other error.
 	ExitCannotRun = 2
 )
+
+// Exec runs de as a process does: Main, with a context that Ctrl-C
+// (SIGINT) or SIGTERM cancels, so that a run in progress stops, with
+// everything it started, and says so. cmd/de and the script tests' de both
+// run through it.
+func Exec(args []string, io IO) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Main(ctx, args, io)
+}
 
 // Main runs de with args (args[0] is the program name) and returns the
 // process exit code: 0, ExitFailed or ExitCannotRun. Every error is printed

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -30,6 +32,66 @@ func cmdAwait(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if time.Since(start) > limit {
 			ts.Fatalf("await: %s did not match %q within %v; it holds:\n%s", args[0], args[1], limit, data)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// processesMatching returns the command lines (arguments joined by
+// spaces) of the running processes whose command line contains substr,
+// read from /proc (Linux).
+func processesMatching(ts *testscript.TestScript, substr string) []string {
+	dirs, err := filepath.Glob("/proc/[0-9]*")
+	ts.Check(err)
+	var out []string
+	for _, d := range dirs {
+		data, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil || len(data) == 0 {
+			continue // gone, or a kernel thread
+		}
+		cmdline := strings.ReplaceAll(strings.TrimRight(string(data), "\x00"), "\x00", " ")
+		if strings.Contains(cmdline, substr) {
+			out = append(out, filepath.Base(d)+": "+cmdline)
+		}
+	}
+	return out
+}
+
+// cmdAwaitProc waits until a process whose command line contains SUBSTR
+// runs, failing after TIMEOUT: "awaitproc SUBSTR TIMEOUT" (Linux: it reads
+// /proc), for a script that signals de while its test binary runs.
+func cmdAwaitProc(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: awaitproc SUBSTR TIMEOUT")
+	}
+	limit, err := time.ParseDuration(args[1])
+	ts.Check(err)
+	start := time.Now()
+	for len(processesMatching(ts, args[0])) == 0 {
+		if time.Since(start) > limit {
+			ts.Fatalf("awaitproc: no process with %q in its command line within %v", args[0], limit)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// cmdNoProc fails if a process whose command line contains SUBSTR is still
+// running after TIMEOUT: "noproc SUBSTR TIMEOUT" (Linux). A killed process
+// takes a moment to be reaped; the timeout bounds that.
+func cmdNoProc(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: noproc SUBSTR TIMEOUT")
+	}
+	limit, err := time.ParseDuration(args[1])
+	ts.Check(err)
+	start := time.Now()
+	for {
+		left := processesMatching(ts, args[0])
+		if len(left) == 0 {
+			return
+		}
+		if time.Since(start) > limit {
+			ts.Fatalf("noproc: still running after %v:\n%s", limit, strings.Join(left, "\n"))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

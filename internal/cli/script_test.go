@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -23,7 +22,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"de": func() {
 			dir, _ := os.Getwd()
-			os.Exit(Main(context.Background(), os.Args, IO{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: dir}))
+			os.Exit(Exec(os.Args, IO{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: dir}))
 		},
 	})
 }
@@ -82,7 +81,7 @@ func runScripts(t *testing.T, dir string) {
 			"solve":     cmdSolve,
 			"replace":   cmdReplace,
 			"gradejson": cmdGradeJSON, "junitxml": cmdJUnitXML, "classroomout": cmdClassroomOutput,
-			"await": cmdAwait,
+			"await": cmdAwait, "awaitproc": cmdAwaitProc, "noproc": cmdNoProc,
 			"exits": cmdExits,
 		},
 	})

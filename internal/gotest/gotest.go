@@ -122,6 +122,10 @@ func (r *Result) Package(pattern string) *Package {
 	return nil
 }
 
+// ErrInterrupted is returned (wrapped) when the context of a run was
+// cancelled: Ctrl-C, or a signal to de.
+var ErrInterrupted = errors.New("interrupted")
+
 // ErrNoGo is returned when the go command is not on PATH.
 var ErrNoGo = errors.New("go is not on PATH: de runs `go test`; install Go 1.26 or later from https://go.dev/dl and try again")
 
@@ -156,6 +160,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, ErrNoGo
 	}
 	cmd := exec.CommandContext(ctx, goBin, o.Args()...)
+	ownGroup(cmd)
 	cmd.Dir = o.Dir
 	cmd.Env = os.Environ()
 	if os.Getenv("GORACE") == "" {
@@ -175,6 +180,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res, scanErr := Parse(stdout, o.Packages, o.OnTest)
 	waitErr := cmd.Wait()
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%w: the test run was stopped before it finished, and every process it started with it", ErrInterrupted)
+	}
 	if scanErr != nil {
 		return nil, scanErr
 	}
