@@ -235,14 +235,14 @@ func checkKeysOn(t *testing.T, pp *ParallelProcessor, keys []string, maxP, p int
 				lost = append(lost, k)
 			}
 		}
-		msg := fmt.Sprintf("%s (maxParallelism %d, parallelism %d): KeysOn(%d) = %v\nwant %v: the keys whose key group is in subtask %d's range [%d,%d], sorted.",
-			when, maxP, p, i, got, want[i], i, first, last)
+		msg := fmt.Sprintf("%s (maxParallelism %d, parallelism %d): KeysOn(%d) = %s\nwant %s: the keys whose key group is in subtask %d's range [%d,%d], sorted.",
+			when, maxP, p, i, showKeys(got), showKeys(want[i]), i, first, last)
 		if len(wrong) > 0 {
 			msg += "\nNot this subtask's:\n" + strings.Join(wrong, "\n") +
 				"\nA key's state lives on TaskForKeyGroup(KeyGroup(key, maxP), maxP, p), never on hash % p or on the subtask it used to be on."
 		}
 		if len(lost) > 0 {
-			msg += fmt.Sprintf("\nMissing here: %v", lost)
+			msg += "\nMissing here: " + showKeys(lost)
 		}
 		if len(wrong) == 0 && len(lost) == 0 {
 			msg += "\nThe same keys in another order, or repeated: sort them, each once."
