@@ -4,6 +4,7 @@ package rescaling
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -39,6 +40,26 @@ func TestNewParallelProcessorRejectsInvalidConfig(t *testing.T) {
 		{Processor: win, Parallelism: 3, MaxParallelism: 32768},
 	} {
 		newParallel(t, cfg)
+	}
+}
+
+// TestNewParallelProcessorStartsEmpty certifies that a new ParallelProcessor has the watermark math.MinInt64, no key on any subtask and an empty side output, at every parallelism.
+func TestNewParallelProcessorStartsEmpty(t *testing.T) {
+	defer suite.Recover(t)
+	for _, c := range []struct{ p, maxP int }{{1, 1}, {3, 128}, {8, 8}} {
+		pp := newParallel(t, ParallelConfig{Processor: Config{WindowSize: 10}, Parallelism: c.p, MaxParallelism: c.maxP})
+		if wm := pp.Watermark(); wm != math.MinInt64 {
+			t.Errorf("NewParallelProcessor(parallelism %d, maxParallelism %d).Watermark() = %s, want math.MinInt64: nothing has happened yet",
+				c.p, c.maxP, kit.FormatWatermark(wm))
+		}
+		for i := range c.p {
+			if keys := pp.KeysOn(i); len(keys) > 0 {
+				t.Errorf("a new ParallelProcessor at parallelism %d: KeysOn(%d) = %s, want none", c.p, i, showKeys(keys))
+			}
+		}
+		if late := pp.Late(); len(late) > 0 {
+			t.Errorf("a new ParallelProcessor at parallelism %d: Late() = %s, want nothing", c.p, windowtest.FmtEvents(late))
+		}
 	}
 }
 
