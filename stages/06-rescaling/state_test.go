@@ -127,7 +127,11 @@ func keysWithState(cfg Config, ops []op, tr trace) []string {
 		}
 		seen[e.ID] = true
 		end := windowtest.WindowStart(e.TS, cfg.WindowSize) + cfg.WindowSize
-		if end > math.MaxInt64-cfg.AllowedLateness || tr.WM < end+cfg.AllowedLateness {
+		cleanup := int64(math.MaxInt64) // end + AllowedLateness, saturating
+		if end <= math.MaxInt64-cfg.AllowedLateness {
+			cleanup = end + cfg.AllowedLateness
+		}
+		if tr.WM < cleanup {
 			keys = append(keys, e.Key)
 		}
 	}
