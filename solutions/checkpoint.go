@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+
+	"github.com/flk-byo/course/kit"
 )
 
 // A snapshot is a savepoint: bytes a person may keep for months, move to
@@ -135,7 +137,7 @@ func (r *reader) seenIDs() (idSet, error) {
 			return idSet{}, r.err
 		}
 		if i > 0 && bytes.Compare(id, prev) <= 0 {
-			return idSet{}, fmt.Errorf("seen ID %q is not after %q", id, prev)
+			return idSet{}, fmt.Errorf("seen ID %s is not after %s", kit.ShowString(string(id)), kit.ShowString(string(prev)))
 		}
 		seen.addBytes(id)
 		prev = id
@@ -259,10 +261,10 @@ func decodeV1(body []byte) (*Processor, error) {
 				return nil, r.err
 			}
 			if i > 0 && key <= prev {
-				return nil, fmt.Errorf("key %q of window [%d,%d) is not after %q", key, start, end, prev)
+				return nil, fmt.Errorf("key %s of window [%d,%d) is not after %s", kit.ShowString(key), start, end, kit.ShowString(prev))
 			}
 			if count == 0 || count > math.MaxInt64 {
-				return nil, fmt.Errorf("key %q of window [%d,%d) has count %d", key, start, end, count)
+				return nil, fmt.Errorf("key %s of window [%d,%d) has count %d", kit.ShowString(key), start, end, count)
 			}
 			w.restoreTally(key, int64(count), sum)
 			prev = key

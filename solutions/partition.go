@@ -24,8 +24,9 @@ func PartitionOf(key any, n int) int {
 }
 
 // WorkerAssignment returns, for each distinct key in keys, the worker that
-// owns it among n workers: PartitionOf(key, n). Duplicate keys give one
-// entry. It panics if n < 1, even when keys is empty.
+// owns it among n workers: PartitionOf(key, n), in a new map the caller
+// owns. Duplicate keys give one entry. It panics if n < 1, even when keys
+// is empty.
 func WorkerAssignment[K comparable](keys []K, n int) map[K]int {
 	if n < 1 {
 		panic(fmt.Sprintf("WorkerAssignment: the number of workers must be at least 1, got %d", n))

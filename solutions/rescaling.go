@@ -180,7 +180,9 @@ func (pp *ParallelProcessor) Process(e kit.Event) []kit.Result {
 
 	// The key-group processor judges the event against the stream's
 	// watermark (it is kept at it) and dedups by ID within the key group: a
-	// redelivered record has the same key, so it reaches the same group.
+	// redelivered record has the same key, so it reaches the same group. (An
+	// ID reused with another key is outside the contract; here it counts in
+	// its own key group.)
 	out, late := g.process(e)
 	if late {
 		pp.late = append(pp.late, e)
@@ -217,15 +219,17 @@ func (pp *ParallelProcessor) Flush() []kit.Result {
 	return pp.AdvanceWatermark(math.MaxInt64)
 }
 
-// Late returns the side output of all subtasks, in arrival order. A
-// ParallelProcessor restored from a snapshot starts with an empty one.
+// Late returns the side output of all subtasks, in arrival order, in a new
+// slice the caller owns. A ParallelProcessor restored from a snapshot starts
+// with an empty one.
 func (pp *ParallelProcessor) Late() []kit.Event {
 	return slices.Clone(pp.late)
 }
 
-// KeysOn returns, sorted and each once, the keys that have window state on
-// the given subtask: a key with an event in a window that has not expired.
-// It panics unless 0 ≤ subtask < Parallelism.
+// KeysOn returns, sorted and each once, in a new slice the caller owns, the
+// keys that have window state on the given subtask: a key with an event in
+// a window that has not expired. It panics unless 0 ≤ subtask <
+// Parallelism.
 func (pp *ParallelProcessor) KeysOn(subtask int) []string {
 	if subtask < 0 || subtask >= len(pp.subtasks) {
 		panic(fmt.Sprintf("rescaling: KeysOn: subtask %d is outside [0, %d)", subtask, len(pp.subtasks)))
@@ -352,7 +356,7 @@ func (pp *ParallelProcessor) Snapshot() ([]byte, error) {
 // subtasks: each key group's state goes, whole, to the subtask whose
 // KeyGroupRange holds it at the new parallelism. It continues exactly where
 // the snapshotted processor was: same watermark, windows, seen IDs; an
-// empty side output.
+// empty side output. It shares no memory with snapshot.
 //
 // It returns a nil processor and an error if parallelism < 1,
 // maxParallelism < 1 or parallelism > maxParallelism; if maxParallelism is

@@ -19,9 +19,9 @@ func FromSlice[T any](xs []T) *Stream[T] {
 	return &Stream[T]{elems: append([]T(nil), xs...)}
 }
 
-// Map returns the stream of f(x) for every element x of s, in order. It is a
-// function, not a method, because a Go method cannot introduce the new type
-// parameter U.
+// Map returns a new stream of f(x) for every element x of s, in order, and
+// leaves s as it was. It is a function, not a method, because a Go method
+// cannot introduce the new type parameter U.
 func Map[T, U any](s *Stream[T], f func(T) U) *Stream[U] {
 	out := make([]U, len(s.elems))
 	for i, x := range s.elems {
@@ -30,9 +30,11 @@ func Map[T, U any](s *Stream[T], f func(T) U) *Stream[U] {
 	return &Stream[U]{elems: out}
 }
 
-// Filter returns the stream of the elements x of s for which keep(x) is
-// true, in order.
+// Filter returns a new stream of the elements x of s for which keep(x) is
+// true, in order, and leaves s as it was.
 func Filter[T any](s *Stream[T], keep func(T) bool) *Stream[T] {
+	// A new slice, not the in-place idiom s.elems[:0]: that would write the
+	// kept elements over the stream the caller still holds.
 	var out []T
 	for _, x := range s.elems {
 		if keep(x) {
@@ -96,7 +98,8 @@ type keyedElem[K comparable, T any] struct {
 }
 
 // RunParallel runs the reduction r planned and returns the final
-// accumulator of every key. It starts r's parallelism worker goroutines,
+// accumulator of every key, in a new map on every call (the caller's to
+// edit; running r again gives the same result). It starts r's parallelism worker goroutines,
 // each fed by its own channel; a router (the calling goroutine) sends every
 // element to worker PartitionOf(key, parallelism), so all the elements of a
 // key meet on one worker, which folds them into state only it touches.

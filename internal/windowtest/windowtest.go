@@ -1,8 +1,11 @@
 // Package windowtest holds the event-time helpers that the stage suites
 // built on stage 01's Processor share: driving a processor while recording
-// what went in and what came out, the oracle of an in-order run, and the
-// comparisons and renderings that make a failure teach (expected, got, why,
-// and a kit.Timeline of the run).
+// what went in and what came out, the oracle of an in-order run, seeded
+// call sequences and the catalogue of states a snapshot or a rescale is
+// taken in (stages 04 and 06), and the comparisons and renderings that make
+// a failure teach (expected, got, why, and a kit.Timeline of the run). Every
+// rendering of a key or an ID goes through kit.ShowString (or a kit type's
+// String), so a 70 000-byte key still fits on a screen.
 //
 // Goals: one copy of these helpers for every suite (a test package cannot
 // import another's test files); no build tags and no import of lab or
@@ -12,8 +15,8 @@
 //
 // Non-goals: checking any stage's contract (what a result must be, and why,
 // is the suite's to say: this package records, compares and draws); holding
-// what only one stage needs (update histories, snapshots, sinks stay in
-// their stage's suite); being a general test framework. It is internal to
+// what only one stage needs (update histories, snapshot formats, sinks stay
+// in their stage's suite); being a general test framework. It is internal to
 // the course: learners read it but never call it.
 package windowtest
 

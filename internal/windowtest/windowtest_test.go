@@ -221,14 +221,123 @@ func TestRandomOpsEndsAfterFlushWithARedeliveryAndANewEvent(t *testing.T) {
 	seen := map[string]bool{}
 	for _, e := range EventsOf(ops[:n-3]) {
 		seen[e.ID] = true
-		if !slices.Contains(keys, e.Key) {
-			t.Errorf("event %v has a key outside %v", e, keys)
-		}
 	}
 	if !seen[ops[n-2].Event.ID] {
 		t.Errorf("op %v after Flush is not a redelivery of an earlier event", ops[n-2])
 	}
-	if last := ops[n-1].Event; last.ID != "after-end" || last.Key != "x" {
-		t.Errorf("last op %v, want a new event after-end of the first key", ops[n-1])
+	if last := ops[n-1].Event; last.ID != "after-end" || last.Key != ops[0].Event.Key {
+		t.Errorf("last op %v, want a new event after-end of the first event's key", ops[n-1])
+	}
+}
+
+// TestRandomOpsMeetsAwkwardFieldsAndKeepsOneKeyPerID checks that over a few
+// seeds RandomOps produces awkward keys, awkward IDs and edge values, while
+// most events stay ordinary and every ID keeps one key and one value.
+func TestRandomOpsMeetsAwkwardFieldsAndKeepsOneKeyPerID(t *testing.T) {
+	keys := []string{"a", "b", "c", "d"}
+	awkward := kit.AwkwardStrings()
+	var events, odd, oddKeys, oddIDs, edges int
+	for seed := range uint64(40) {
+		byID := map[string]kit.Event{}
+		for _, e := range EventsOf(RandomOps(kit.NewRand(seed), keys, 120, 100, 30, 250)) {
+			events++
+			if first, ok := byID[e.ID]; ok && (first.Key != e.Key || first.Value != e.Value || first.TS != e.TS) {
+				t.Fatalf("seed %d: ID %s arrives as %v and as %v: a redelivery must be the same event, with the same key", seed, kit.ShowString(e.ID), first, e)
+			}
+			byID[e.ID] = e
+			k, id, v := !slices.Contains(keys, e.Key), !strings.HasPrefix(e.ID, "e") && e.ID != "after-end", slices.Contains(kit.EdgeValues, e.Value)
+			if k || id || v {
+				odd++
+			}
+			if k && slices.ContainsFunc(awkward, func(a string) bool { return strings.HasPrefix(e.Key, a) }) {
+				oddKeys++
+			}
+			if id {
+				oddIDs++
+			}
+			if v {
+				edges++
+			}
+		}
+	}
+	if oddKeys == 0 || oddIDs == 0 || edges == 0 {
+		t.Errorf("over 40 seeds, %d events with an awkward key, %d with an awkward ID, %d with an edge value; want some of each", oddKeys, oddIDs, edges)
+	}
+	if odd*4 > events {
+		t.Errorf("%d of %d events are awkward; want most events ordinary, so that failure messages stay readable", odd, events)
+	}
+}
+
+// TestStatesCutBeforeARestoreAndContinue checks the shape of States: named,
+// distinct, each continuation redelivering every event of its state before
+// new ones, with one key per ID.
+func TestStatesCutBeforeARestoreAndContinue(t *testing.T) {
+	states := States("x", "y", "z")
+	names := map[string]bool{}
+	for _, s := range states {
+		if s.Name == "" || names[s.Name] {
+			t.Errorf("state %q: every state needs a name of its own", s.Name)
+		}
+		names[s.Name] = true
+		ops, cut := s.Ops()
+		if cut != len(s.Before) || len(ops) != len(s.Before)+len(s.After) {
+			t.Errorf("state %q: Ops() = %d calls cut at %d, want %d + %d cut at %d", s.Name, len(ops), cut, len(s.Before), len(s.After), len(s.Before))
+		}
+		before := EventsOf(s.Before)
+		if got := EventsOf(s.After)[:len(before)]; !slices.Equal(got, before) {
+			t.Errorf("state %q: After begins %v, want the events before again, %v", s.Name, got, before)
+		}
+		key := map[string]string{}
+		for _, e := range EventsOf(ops) {
+			if k, ok := key[e.ID]; ok && k != e.Key {
+				t.Errorf("state %q: ID %s has keys %s and %s", s.Name, kit.ShowString(e.ID), kit.ShowString(k), kit.ShowString(e.Key))
+			}
+			key[e.ID] = e.Key
+		}
+	}
+	if len(states) < 10 {
+		t.Errorf("States returned %d states, want the ten kinds it documents", len(states))
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("States(x, x, y) did not panic; the keys must be distinct")
+		}
+	}()
+	States("x", "x", "y")
+}
+
+// TestFormattersKeepAwkwardStringsShort checks that events, results, calls
+// and lists of them with a 70 000-byte key or ID stay short.
+func TestFormattersKeepAwkwardStringsShort(t *testing.T) {
+	long := kit.AwkwardStrings()[6]
+	if len(long) != 70_000 {
+		t.Fatalf("suite bug: kit.AwkwardStrings()[6] is %d bytes, want the 70 000-byte one", len(long))
+	}
+	e := Ev(long, long, 5, 1)
+	r := Res(long, 0, 10, 1, 1)
+	tl := kit.Timeline{WindowSize: 10, Events: []kit.Event{e}, Results: []kit.Result{r}, Late: []kit.Event{e}}
+	for what, s := range map[string]string{
+		"FmtEvents":   FmtEvents([]kit.Event{e, e}),
+		"FmtResults":  FmtResults([]kit.Result{r, r}),
+		"DiffResults": DiffResults([]kit.Result{r}, nil),
+		"Op.String":   ProcessOp(e).String(),
+		"OnlyWindow":  OnlyWindow(tl, 0, 10).String(),
+		"Timeline":    tl.String(),
+	} {
+		if len(s) > 2000 {
+			t.Errorf("%s with a 70 000-byte key is %d bytes long; want it short (kit.ShowString)", what, len(s))
+		}
+	}
+}
+
+// TestSamplePositions checks that small inputs are checked at every byte
+// and large ones at both ends and a sample in between.
+func TestSamplePositions(t *testing.T) {
+	if got := SamplePositions(kit.NewRand(1), 100); len(got) != 100 || got[0] != 0 || got[99] != 99 {
+		t.Errorf("SamplePositions(100) = %d positions, want all 100", len(got))
+	}
+	got := SamplePositions(kit.NewRand(1), 70_000)
+	if len(got) < 3000 || len(got) > 6000 || got[0] != 0 || got[31] != 31 || got[len(got)-1] != 69_999 || !slices.IsSorted(got) {
+		t.Errorf("SamplePositions(70 000) = %d positions from %d to %d; want about 4096, sorted, with both ends", len(got), got[0], got[len(got)-1])
 	}
 }

@@ -121,13 +121,16 @@ func TestEqualStateGivesEqualBytes(t *testing.T) {
 	})
 }
 
-// TestTruncatedSnapshotIsAnError certifies that every proper prefix of a snapshot is rejected with an error, never a panic.
+// TestTruncatedSnapshotIsAnError certifies that every proper prefix of a snapshot (a seeded sample of them past 4 KiB) is rejected with an error, never a panic.
 //
 // A crash while writing a savepoint leaves exactly such a file.
 func TestTruncatedSnapshotIsAnError(t *testing.T) {
 	defer suite.Recover(t)
+	rnd := suite.Rand(t)
 	for _, snap := range [][]byte{snapshotOf(t, newProcessor(t, formatCfg)), busySnapshot(t, 60)} {
-		for n := range len(snap) {
+		// Every length if the snapshot is small; a seeded sample (with the
+		// shortest and the longest) if it holds a 70 000-byte key.
+		for _, n := range windowtest.SamplePositions(rnd, len(snap)) {
 			// A copy, so that nothing lies past the end: like a truncated file.
 			if expectRestoreError(t, fmt.Sprintf("the first %d of the %d bytes of a snapshot", n, len(snap)), bytes.Clone(snap[:n]),
 				"a truncated snapshot is missing state; restoring it would silently lose windows or seen IDs.\n"+
@@ -138,7 +141,7 @@ func TestTruncatedSnapshotIsAnError(t *testing.T) {
 	}
 }
 
-// TestCorruptSnapshotIsAnError certifies that a snapshot with any byte changed, or with bytes appended, is rejected with an error, never a panic.
+// TestCorruptSnapshotIsAnError certifies that a snapshot with any byte changed (a seeded sample of the bytes past 4 KiB), or with bytes appended, is rejected with an error, never a panic.
 func TestCorruptSnapshotIsAnError(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
@@ -147,13 +150,7 @@ func TestCorruptSnapshotIsAnError(t *testing.T) {
 	for _, snap := range [][]byte{snapshotOf(t, newProcessor(t, formatCfg)), busySnapshot(t, 60)} {
 		// Every byte if the snapshot is small; a seeded sample (with the
 		// header and the last bytes) if it is large.
-		positions := make([]int, 0, len(snap))
-		for i := range snap {
-			if len(snap) <= 4096 || i < 32 || i >= len(snap)-32 || rnd.IntN(len(snap)) < 4096 {
-				positions = append(positions, i)
-			}
-		}
-		for _, i := range positions {
+		for _, i := range windowtest.SamplePositions(rnd, len(snap)) {
 			for _, mask := range []byte{0x01, byte(1 + rnd.IntN(255))} {
 				bad := bytes.Clone(snap)
 				bad[i] ^= mask
@@ -240,7 +237,16 @@ func TestUnknownVersionIsAnError(t *testing.T) {
 // ./stages/04-checkpoint` searches for more.
 func FuzzRestoreProcessor(f *testing.F) {
 	defer suite.Recover(f)
-	for _, snap := range [][]byte{snapshotOf(f, newProcessor(f, formatCfg)), busySnapshot(f, 5), busySnapshot(f, 40)} {
+	seeds := [][]byte{snapshotOf(f, newProcessor(f, formatCfg))}
+	// Busy snapshots of at most 4 KiB, awkward keys and IDs among them: the
+	// fuzzer mutates and restores every seed thousands of times a second, and
+	// a 70 000-byte key would slow each of those down.
+	for n := 5; len(seeds) < 3; n += 7 {
+		if snap := busySnapshot(f, n); len(snap) <= 4096 {
+			seeds = append(seeds, snap)
+		}
+	}
+	for _, snap := range seeds {
 		f.Add(snap)
 		f.Add(bytes.Clone(snap[:len(snap)/2]))
 		f.Add(bytes.Clone(snap[:len(snap)-1]))

@@ -3,6 +3,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -106,14 +107,14 @@ func fmtResults(rs []kit.Result) string { return windowtest.FmtResultsUpTo(rs, 1
 // run of the same calls: the processor is snapshotted after the first Cut
 // calls and restored, and the restored processor makes the rest.
 type cutRun struct {
-	Cut         int            `json:"cut"`         // calls made before the snapshot
-	LateAtCut   []kit.Event    `json:"lateAtCut"`   // Late() of the snapshotted processor
-	WMAtCut     int64          `json:"wmAtCut"`     // Watermark() of the snapshotted processor
-	WMRestored  int64          `json:"wmRestored"`  // Watermark() right after RestoreProcessor
-	Continued   trace          `json:"continued"`   // what the restored processor did with ops[Cut:]
-	SnapshotLen int            `json:"snapshotLen"` // size of the snapshot, for messages
-	Where       string         `json:"where"`       // "in this process" or "in a fresh process"
-	PrefixOuts  [][]kit.Result `json:"-"`           // what the first Cut calls returned
+	Cut         int            // calls made before the snapshot
+	LateAtCut   []kit.Event    // Late() of the snapshotted processor
+	WMAtCut     int64          // Watermark() of the snapshotted processor
+	WMRestored  int64          // Watermark() right after RestoreProcessor
+	Continued   trace          // what the restored processor did with ops[Cut:]
+	SnapshotLen int            // size of the snapshot, for messages
+	Where       string         // "in this process" or "in a fresh process"
+	PrefixOuts  [][]kit.Result // what the first Cut calls returned
 }
 
 // checkCutRun fails t unless c continued exactly as the uninterrupted run
@@ -168,7 +169,7 @@ func seenMessage(ops []op, cut, first int, id string) string {
 	}
 	return fmt.Sprintf("%s was already delivered at call %d (%s), so this redelivery must be a no-op.\n"+
 		"Seen IDs are state, late ones included: after a crash the source replays from its checkpointed\n"+
-		"offset, and the processor must still recognise what it has seen.", id, first+1, when)
+		"offset, and the processor must still recognise what it has seen.", kit.ShowString(id), first+1, when)
 }
 
 // explainDivergence guesses, from how call at went wrong after the
@@ -188,7 +189,7 @@ func explainDivergence(c cutRun, ops []op, at int, got, want []kit.Result) strin
 			if b.Key == g.Key && b.Start == g.Start && b.End == g.End {
 				return fmt.Sprintf("%v is a first result, but window [%d,%d) of %s had already fired before the snapshot (%v).\n"+
 					"Whether a window has fired is state: a restored processor must never emit a window's first result\n"+
-					"twice, and a late event for a fired window must re-fire it as an update.", g, g.Start, g.End, g.Key, b)
+					"twice, and a late event for a fired window must re-fire it as an update.", g, g.Start, g.End, kit.ShowString(g.Key), b)
 			}
 		}
 	}
@@ -201,11 +202,11 @@ func explainDivergence(c cutRun, ops []op, at int, got, want []kit.Result) strin
 			case g.Count > w.Count:
 				return fmt.Sprintf("%s [%d,%d) counts %d events, the uninterrupted run %d: an event was counted twice.\n"+
 					"Is a redelivered event (an ID seen before the snapshot) a no-op after the restore? Seen IDs are state.",
-					g.Key, g.Start, g.End, g.Count, w.Count)
+					kit.ShowString(g.Key), g.Start, g.End, g.Count, w.Count)
 			case g.Count < w.Count:
 				return fmt.Sprintf("%s [%d,%d) counts %d events, the uninterrupted run %d: events counted before the snapshot\n"+
 					"are missing. Every unexpired window is state, fired ones too (they still take corrections).",
-					g.Key, g.Start, g.End, g.Count, w.Count)
+					kit.ShowString(g.Key), g.Start, g.End, g.Count, w.Count)
 			case g.IsUpdate != w.IsUpdate:
 				return fmt.Sprintf("%v differs from %v only in IsUpdate: whether this key's result was emitted before the\n"+
 					"snapshot is state.", g, w)
@@ -300,4 +301,35 @@ func (s *session) checkpoint() {
 	s.t.Helper()
 	s.p = restoreOf(s.t, snapshotOf(s.t, s.p))
 	s.Restored(s.p)
+}
+
+// roundTrip returns a processor restored from a snapshot of p, and the
+// snapshot. It fails t (and carries on, so that what the restored processor
+// does next can say more) unless the restored processor snapshots to the
+// same bytes: it is in the same state.
+func roundTrip(t testing.TB, p *Processor) (*Processor, []byte) {
+	t.Helper()
+	snap := snapshotOf(t, p)
+	r := restoreOf(t, snap)
+	if again := snapshotOf(t, r); !bytes.Equal(snap, again) {
+		t.Errorf("Snapshot() of RestoreProcessor(snapshot) differs from the snapshot it was restored from:\n%s\n"+
+			"A restored processor is in the state that was snapshotted, so it snapshots to the same bytes. A\n"+
+			"difference means the restore lost or changed something (a key, an ID, a count, a sum, the watermark).",
+			suite.ByteDiff(snap, again))
+	}
+	return r, snap
+}
+
+// restoreAt makes the first cut calls of ops on a new processor for cfg,
+// snapshots it, restores the snapshot in this process and makes the rest of
+// the calls on the restored processor: a cut run for checkCutRun.
+func restoreAt(t *testing.T, cfg Config, ops []op, cut int) cutRun {
+	t.Helper()
+	p := newProcessor(t, cfg)
+	prefix := runOps(p, ops[:cut])
+	c := cutRun{Cut: cut, LateAtCut: prefix.Late, WMAtCut: prefix.WM, PrefixOuts: prefix.Outs, Where: "in this process"}
+	r, snap := roundTrip(t, p)
+	c.SnapshotLen, c.WMRestored = len(snap), r.Watermark()
+	c.Continued = runOps(r, ops[cut:])
+	return c
 }

@@ -3,7 +3,8 @@
 package checkpoint
 
 import (
-	"encoding/json"
+	"bytes"
+	"encoding/gob"
 	"fmt"
 	"math"
 	"os"
@@ -108,11 +109,13 @@ func TestRestoreAtEveryCutPointEqualsUninterruptedRun(t *testing.T) {
 // folder to the child process of TestRestoreInFreshProcessEqualsUninterruptedRun.
 const childDirEnv = "FLK_CHECKPOINT_DIR"
 
-// childInput is what the parent hands the child: the calls, and which cut
-// points have a snapshot file snapshot-<cut>.bin.
+// childInput is what the parent hands the child, in input.gob: the calls,
+// and which cut points have a snapshot file snapshot-<cut>.bin. The files
+// are gob, not JSON, which would replace the invalid UTF-8 of awkward keys
+// and IDs.
 type childInput struct {
-	Ops  []op  `json:"ops"`
-	Cuts []int `json:"cuts"`
+	Ops  []op
+	Cuts []int
 }
 
 // TestRestoreInFreshProcessEqualsUninterruptedRun certifies that a snapshot restored in a fresh process continues exactly as the uninterrupted run.
@@ -146,11 +149,7 @@ func TestRestoreInFreshProcessEqualsUninterruptedRun(t *testing.T) {
 	cuts = slices.Compact(cuts)
 
 	dir := t.TempDir()
-	in, err := json.Marshal(childInput{Ops: ops, Cuts: cuts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, "input.json"), in)
+	writeGob(t, filepath.Join(dir, "input.gob"), childInput{Ops: ops, Cuts: cuts})
 	for _, k := range cuts {
 		writeFile(t, filepath.Join(dir, fmt.Sprintf("snapshot-%d.bin", k)), snaps[k])
 	}
@@ -159,13 +158,9 @@ func TestRestoreInFreshProcessEqualsUninterruptedRun(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the child process that restores the snapshots failed (%v):\n%s", err, indent(string(out)))
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "output.json"))
-	if err != nil {
-		t.Fatalf("the child process wrote no results: %v\n%s", err, indent(string(out)))
-	}
 	var got []cutRun
-	if err := json.Unmarshal(data, &got); err != nil {
-		t.Fatalf("the child's results do not decode: %v", err)
+	if err := readGob(filepath.Join(dir, "output.gob"), &got); err != nil {
+		t.Fatalf("the child process wrote no results: %v\n%s", err, indent(string(out)))
 	}
 	if len(got) != len(cuts) {
 		t.Fatalf("the child returned %d runs, want %d", len(got), len(cuts))
@@ -182,14 +177,10 @@ func TestRestoreInFreshProcessEqualsUninterruptedRun(t *testing.T) {
 
 // restoreInChild is the child's side of the fresh-process test: restore
 // each snapshot in dir, make the rest of the calls, and write what happened
-// to dir/output.json.
+// to dir/output.gob.
 func restoreInChild(t *testing.T, dir string) {
-	data, err := os.ReadFile(filepath.Join(dir, "input.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var in childInput
-	if err := json.Unmarshal(data, &in); err != nil {
+	if err := readGob(filepath.Join(dir, "input.gob"), &in); err != nil {
 		t.Fatal(err)
 	}
 	var runs []cutRun
@@ -206,11 +197,7 @@ func restoreInChild(t *testing.T, dir string) {
 		}
 		runs = append(runs, cutRun{Cut: k, WMRestored: p.Watermark(), Continued: runOps(p, in.Ops[k:])})
 	}
-	out, err := json.Marshal(runs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, "output.json"), out)
+	writeGob(t, filepath.Join(dir, "output.gob"), runs)
 }
 
 func writeFile(t *testing.T, path string, data []byte) {
@@ -220,15 +207,38 @@ func writeFile(t *testing.T, path string, data []byte) {
 	}
 }
 
+// writeGob writes v to the file path, gob-encoded.
+func writeGob(t *testing.T, path string, v any) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, buf.Bytes())
+}
+
+// readGob decodes the gob-encoded file path into v.
+func readGob(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return gob.NewDecoder(bytes.NewReader(data)).Decode(v)
+}
+
 // indent indents every line of s by four spaces.
 func indent(s string) string {
 	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
 }
 
-// TestConfigSurvivesRestore certifies that a processor restored from a snapshot of a new processor behaves as a new processor with the same Config.
+// TestConfigSurvivesRestore certifies that a processor restored from a snapshot of a new processor behaves as a new processor with the same Config, values at the int64 edges and beyond 2⁵³ included.
 func TestConfigSurvivesRestore(t *testing.T) {
 	defer suite.Recover(t)
-	for _, cc := range cutConfigs {
+	edge := struct {
+		cfg   Config
+		bound int64
+	}{Config{WindowSize: 1<<53 + 1, WatermarkDelay: 1<<53 + 1, AllowedLateness: math.MaxInt64}, 1 << 55}
+	for _, cc := range append(slices.Clone(cutConfigs), edge) {
 		t.Run(cutName(cc.cfg), func(t *testing.T) {
 			defer suite.Recover(t)
 			cfg := cc.cfg

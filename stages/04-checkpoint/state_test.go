@@ -4,6 +4,7 @@ package checkpoint
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -57,6 +58,19 @@ func TestWatermarkSurvivesRestore(t *testing.T) {
 		}
 		if out := r.Process(ev("e2", "a", 7, 1)); len(out) > 0 {
 			t.Errorf("Process(e2 a@7=1) after restoring a flushed processor returned\n%s\nwant nothing: every event after the end is late", fmtResults(out))
+		}
+	})
+	t.Run("at the int64 edges", func(t *testing.T) {
+		defer suite.Recover(t)
+		for _, wm := range []int64{math.MinInt64 + 1, -(1<<53 + 1), -1, 0, 1<<53 + 1, math.MaxInt64 - 1} {
+			p := newProcessor(t, Config{WindowSize: 10})
+			p.AdvanceWatermark(wm)
+			r, _ := roundTrip(t, p)
+			if got := r.Watermark(); got != wm {
+				t.Errorf("AdvanceWatermark(%d), snapshot, restore: Watermark() = %s, want %d.\n"+
+					"The watermark comes back exactly: a float64 (encoding/json into interface{}) holds integers exactly only\n"+
+					"up to 2⁵³, and a varint or 8 bytes hold every int64.", wm, kit.FormatWatermark(got), wm)
+			}
 		}
 	})
 	t.Run("raised by AdvanceWatermark", func(t *testing.T) {
@@ -152,7 +166,7 @@ func TestSnapshotIsUnaffectedByLaterProcessing(t *testing.T) {
 		return p
 	}
 	// continues fails t and returns false unless r makes the calls
-	// ops[cut:] as the uninterrupted run did.
+	// ops[cut:] as the uninterrupted run did, side output included.
 	continues := func(t *testing.T, r *Processor, cut int, why string) bool {
 		t.Helper()
 		got := runOps(r, ops[cut:])
@@ -162,6 +176,12 @@ func TestSnapshotIsUnaffectedByLaterProcessing(t *testing.T) {
 					cut, len(ops), cut+i+1, ops[cut+i], fmtResults(out), fmtResults(want), why)
 				return false
 			}
+		}
+		lateBefore := runOps(newProcessor(t, cfg), ops[:cut]).Late
+		if want := full.Late[len(lateBefore):]; !slices.Equal(got.Late, want) {
+			t.Errorf("Restored from the snapshot taken after call %d of %d, the calls after it sent %s to the side output;\n"+
+				"the uninterrupted run sent %s\n%s", cut, len(ops), windowtest.FmtEvents(got.Late), windowtest.FmtEvents(want), why)
+			return false
 		}
 		return true
 	}
@@ -231,4 +251,34 @@ func TestSnapshotIsUnaffectedByLaterProcessing(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestRestoreFromEveryKindOfStateEqualsUninterruptedRun certifies that a snapshot taken in every kind of state a processor can be in (new, a watermark but no event, open, fired and expired windows, a key only in the side output, a watermark raised above max − delay, flushed, awkward IDs and values), restored and continued, equals one uninterrupted run, with ordinary and with awkward keys.
+//
+// The states are windowtest.States; after the restore every event from
+// before the snapshot is delivered again (each a no-op), then new events
+// reach open, fired and expired windows, the watermark rises, and the input
+// ends.
+func TestRestoreFromEveryKindOfStateEqualsUninterruptedRun(t *testing.T) {
+	defer suite.Recover(t)
+	cfg := Config{WindowSize: windowtest.StateWindow, WatermarkDelay: windowtest.StateDelay, AllowedLateness: windowtest.StateLateness}
+	awkward := kit.AwkwardStrings()
+	for _, keys := range []struct {
+		name    string
+		x, y, z string
+	}{
+		{"keys a b c", "a", "b", "c"},
+		{"keys of 0, 2 and 70 000 bytes", awkward[0], awkward[3], awkward[6]},
+	} {
+		for _, st := range windowtest.States(keys.x, keys.y, keys.z) {
+			t.Run(keys.name+"/"+st.Name, func(t *testing.T) {
+				defer suite.Recover(t)
+				ops, cut := st.Ops()
+				full := runOps(newProcessor(t, cfg), ops)
+				c := restoreAt(t, cfg, ops, cut)
+				c.Where = fmt.Sprintf("in this process, in the state %q", st.Name)
+				checkCutRun(t, cfg, ops, full, c)
+			})
+		}
+	}
 }

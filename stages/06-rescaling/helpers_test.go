@@ -61,7 +61,7 @@ func whereIs(key string, maxP int, ps ...int) string {
 		first, last := wantRange(i, maxP, p)
 		at = append(at, fmt.Sprintf("at parallelism %d subtask %d owns it (range [%d,%d])", p, i, first, last))
 	}
-	return fmt.Sprintf("key %s is in key group %d of %d; %s", key, kg, maxP, strings.Join(at, ", "))
+	return fmt.Sprintf("key %s is in key group %d of %d; %s", kit.ShowString(key), kg, maxP, strings.Join(at, ", "))
 }
 
 // newParallel returns NewParallelProcessor(cfg); it stops the test if that
@@ -153,4 +153,18 @@ func keysOf(rs ...[]kit.Result) []string {
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys)
+}
+
+// showKeys renders keys for a failure message, each through kit.ShowString
+// (a 70 000-byte key stays short), at most twelve.
+func showKeys(keys []string) string {
+	var parts []string
+	for i, k := range keys {
+		if i == 12 {
+			parts = append(parts, fmt.Sprintf("… %d more", len(keys)-i))
+			break
+		}
+		parts = append(parts, kit.ShowString(k))
+	}
+	return "[" + strings.Join(parts, " ") + "]"
 }

@@ -4,6 +4,7 @@ package rescaling
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -39,6 +40,26 @@ func TestNewParallelProcessorRejectsInvalidConfig(t *testing.T) {
 		{Processor: win, Parallelism: 3, MaxParallelism: 32768},
 	} {
 		newParallel(t, cfg)
+	}
+}
+
+// TestNewParallelProcessorStartsEmpty certifies that a new ParallelProcessor has the watermark math.MinInt64, no key on any subtask and an empty side output, at every parallelism.
+func TestNewParallelProcessorStartsEmpty(t *testing.T) {
+	defer suite.Recover(t)
+	for _, c := range []struct{ p, maxP int }{{1, 1}, {3, 128}, {8, 8}} {
+		pp := newParallel(t, ParallelConfig{Processor: Config{WindowSize: 10}, Parallelism: c.p, MaxParallelism: c.maxP})
+		if wm := pp.Watermark(); wm != math.MinInt64 {
+			t.Errorf("NewParallelProcessor(parallelism %d, maxParallelism %d).Watermark() = %s, want math.MinInt64: nothing has happened yet",
+				c.p, c.maxP, kit.FormatWatermark(wm))
+		}
+		for i := range c.p {
+			if keys := pp.KeysOn(i); len(keys) > 0 {
+				t.Errorf("a new ParallelProcessor at parallelism %d: KeysOn(%d) = %s, want none", c.p, i, showKeys(keys))
+			}
+		}
+		if late := pp.Late(); len(late) > 0 {
+			t.Errorf("a new ParallelProcessor at parallelism %d: Late() = %s, want nothing", c.p, windowtest.FmtEvents(late))
+		}
 	}
 }
 
@@ -235,14 +256,14 @@ func checkKeysOn(t *testing.T, pp *ParallelProcessor, keys []string, maxP, p int
 				lost = append(lost, k)
 			}
 		}
-		msg := fmt.Sprintf("%s (maxParallelism %d, parallelism %d): KeysOn(%d) = %v\nwant %v: the keys whose key group is in subtask %d's range [%d,%d], sorted.",
-			when, maxP, p, i, got, want[i], i, first, last)
+		msg := fmt.Sprintf("%s (maxParallelism %d, parallelism %d): KeysOn(%d) = %s\nwant %s: the keys whose key group is in subtask %d's range [%d,%d], sorted.",
+			when, maxP, p, i, showKeys(got), showKeys(want[i]), i, first, last)
 		if len(wrong) > 0 {
 			msg += "\nNot this subtask's:\n" + strings.Join(wrong, "\n") +
 				"\nA key's state lives on TaskForKeyGroup(KeyGroup(key, maxP), maxP, p), never on hash % p or on the subtask it used to be on."
 		}
 		if len(lost) > 0 {
-			msg += fmt.Sprintf("\nMissing here: %v", lost)
+			msg += "\nMissing here: " + showKeys(lost)
 		}
 		if len(wrong) == 0 && len(lost) == 0 {
 			msg += "\nThe same keys in another order, or repeated: sort them, each once."

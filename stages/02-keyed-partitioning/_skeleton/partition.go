@@ -12,8 +12,9 @@ func PartitionOf(key any, n int) int {
 }
 
 // WorkerAssignment returns, for each distinct key in keys, the worker that
-// owns it among n workers: PartitionOf(key, n). Duplicate keys give one
-// entry. It panics with a clear message if n < 1.
+// owns it among n workers: PartitionOf(key, n), in a new map that the
+// caller owns. Duplicate keys give one entry. It panics with a clear
+// message if n < 1.
 func WorkerAssignment[K comparable](keys []K, n int) map[K]int {
 	panic("TODO: map every key to PartitionOf(key, n); panic if n < 1")
 }

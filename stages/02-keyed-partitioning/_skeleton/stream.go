@@ -1,31 +1,35 @@
 package lab
 
 // Stream is a bounded stream of elements of type T: the start of a chain
-// FromSlice → Map / Filter → KeyBy → Reduce → RunParallel. A Stream is never
-// modified once built; every step returns a new one.
+// FromSlice → Map / Filter → KeyBy → Reduce → RunParallel. A Stream owns its
+// elements and is never modified once built: every step returns a new one,
+// and a stream can be read (collected, mapped, reduced) any number of times.
 type Stream[T any] struct {
 	// TODO: your fields here
 }
 
-// FromSlice returns a stream of the elements of xs, in order.
+// FromSlice returns a stream of the elements of xs, in order. It copies
+// xs: the caller may reuse or edit its slice at once, and the stream does
+// not change.
 func FromSlice[T any](xs []T) *Stream[T] {
 	panic("TODO: build a stream holding the elements of xs")
 }
 
-// Map returns the stream of f(x) for every element x of s, in order. It is a
-// function, not a method, because a Go method cannot introduce the new type
-// parameter U.
+// Map returns a new stream of f(x) for every element x of s, in order, and
+// leaves s as it was. It is a function, not a method, because a Go method
+// cannot introduce the new type parameter U.
 func Map[T, U any](s *Stream[T], f func(T) U) *Stream[U] {
 	panic("TODO: return the stream of f(x) for each x of s")
 }
 
-// Filter returns the stream of the elements x of s for which keep(x) is
-// true, in order.
+// Filter returns a new stream of the elements x of s for which keep(x) is
+// true, in order, and leaves s as it was.
 func Filter[T any](s *Stream[T], keep func(T) bool) *Stream[T] {
 	panic("TODO: return the stream of the elements of s that keep accepts")
 }
 
-// Collect returns the elements of s, in order.
+// Collect returns the elements of s, in order, in a new slice on every
+// call: the caller owns it, and editing it changes nothing in s.
 func (s *Stream[T]) Collect() []T {
 	panic("TODO: return the elements of s, in order")
 }
@@ -45,7 +49,8 @@ func KeyBy[T any, K comparable](s *Stream[T], key func(T) K) *KeyedStream[K, T] 
 }
 
 // Reduce plans a rolling per-key reduction on parallelism workers; nothing
-// needs to run until RunParallel. For each key the first element is the
+// needs to run until RunParallel, which may run the plan any number of
+// times. For each key the first element is the
 // initial accumulator (fn is not called for it) and fn(acc, v) folds in each
 // later element v, in stream order. If parallelism < 1, Reduce (or
 // RunParallel, at the latest) panics with a clear message of your own, not a
@@ -60,7 +65,8 @@ type KeyedResult[K comparable, T any] struct {
 }
 
 // RunParallel runs the reduction r planned and returns the final accumulator
-// of every key.
+// of every key, in a new map on every call: the caller owns it, and editing
+// it changes no later run.
 //
 // It runs on exactly parallelism worker goroutines, each fed by a channel:
 // every element goes to worker PartitionOf(key, parallelism), and each worker

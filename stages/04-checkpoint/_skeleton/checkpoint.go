@@ -11,6 +11,11 @@ package lab
 //     has fired (fired-but-not-expired windows too: they still get updates);
 //   - every event ID seen so far, counted or late.
 //
+// It holds them exactly: every key and ID byte for byte (empty, 70 000
+// bytes long, with NUL bytes or invalid UTF-8, a prefix of another), every
+// count, sum, config field and the watermark as the same int64, at the
+// edges of the range and beyond 2⁵³ too.
+//
 // What it does not hold: the side output. Late events were output when
 // they happened, like Flink's side outputs; a restored Processor's Late()
 // starts empty.

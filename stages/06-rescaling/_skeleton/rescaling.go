@@ -59,7 +59,10 @@ type ParallelConfig struct {
 // stream with one watermark, broadcast to every subtask, so its results
 // (per call, and Late) are exactly those of one stage-01 Processor over the
 // same calls. Dedup by ID happens within a key's key group: a redelivered
-// record has the same key.
+// record has the same key, so it reaches the same key group, which remembers
+// its IDs (counted or late) as long as it lives, windows or not. An ID
+// reused with another key is outside the contract: count it or drop it, as
+// your design does; no test sends one.
 //
 // Subtasks need not be goroutines (one goroutine keeps every call's results
 // deterministic); if you use goroutines, keep them race-free and the
@@ -106,16 +109,17 @@ func (pp *ParallelProcessor) Flush() []kit.Result {
 }
 
 // Late returns the side output of all subtasks together, in arrival order
-// (not subtask by subtask). Calling it does not clear it. A processor
-// restored from a snapshot starts with an empty side output.
+// (not subtask by subtask), in a new slice that the caller owns. Calling it
+// does not clear it. A processor restored from a snapshot starts with an
+// empty side output.
 func (pp *ParallelProcessor) Late() []kit.Event {
 	panic("TODO: return the side output of all subtasks, in arrival order")
 }
 
 // KeysOn returns the keys that have window state on the given subtask (an
-// event in a window that has not expired), sorted, each once; none after
-// Flush. It panics with a message of its own unless 0 ≤ subtask <
-// Parallelism.
+// event in a window that has not expired), sorted, each once, in a new
+// slice that the caller owns; none after Flush. It panics with a message of
+// its own unless 0 ≤ subtask < Parallelism.
 func (pp *ParallelProcessor) KeysOn(subtask int) []string {
 	panic("TODO: list, sorted and without repeats, the keys with window state on this subtask")
 }
@@ -129,9 +133,11 @@ func (pp *ParallelProcessor) KeysOn(subtask int) []string {
 // restore (any changed, missing or extra byte is an error), equal state
 // gives equal bytes (write the key groups in a fixed order, never in map
 // order: restored at the same parallelism, a processor snapshots to the
-// bytes it was restored from), and they are the caller's (later processing
-// never changes them). The side output is not state. Snapshot does not
-// change pp.
+// bytes it was restored from), they are the caller's (later processing
+// never changes them), and they hold the state exactly (every key and ID
+// byte for byte, every int64 as itself). Every key group that has seen an
+// event is in it, even one whose windows are all gone: its seen IDs are
+// state. The side output is not state. Snapshot does not change pp.
 func (pp *ParallelProcessor) Snapshot() ([]byte, error) {
 	panic("TODO: encode maxParallelism, the watermark, the config and each key group's state, framed and checksummed")
 }
@@ -141,7 +147,8 @@ func (pp *ParallelProcessor) Snapshot() ([]byte, error) {
 // goes, whole, to the subtask whose KeyGroupRange holds it at the new
 // parallelism. It continues exactly where the snapshotted processor was:
 // feeding it the rest of the calls gives the results a single Processor
-// gives for them. Its Late() starts empty.
+// gives for them. Its Late() starts empty. It shares no memory with
+// snapshot: the caller may reuse its buffer at once.
 //
 // It returns a nil processor and an error, never a panic:
 //   - if parallelism < 1, maxParallelism < 1 or parallelism > maxParallelism;

@@ -1,0 +1,319 @@
+//go:build lab || solution
+
+package rescaling
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
+	"github.com/flk-byo/course/kit"
+)
+
+// stateCfg is the window configuration windowtest.States is written for.
+var stateCfg = Config{WindowSize: windowtest.StateWindow, WatermarkDelay: windowtest.StateDelay, AllowedLateness: windowtest.StateLateness}
+
+// stateRescales are the parallelism changes the state tests make: up, down,
+// to 1, to maxParallelism and back, and maxParallelism at its edges (1, past
+// one byte, Flink's upper bound 32768).
+var stateRescales = []struct{ maxP, from, to int }{
+	{8, 1, 3},
+	{8, 3, 2},
+	{8, 4, 1},
+	{8, 2, 8},
+	{8, 8, 1},
+	{8, 5, 5},
+	{1, 1, 1},
+	{256, 3, 256},
+	{32768, 2, 5},
+}
+
+// TestRescaleFromEveryKindOfStateEqualsUnscaledRun certifies that a snapshot taken in every kind of state (new, a watermark but no key group, open, fired and expired windows, a key group whose only event went to the side output, a watermark raised above max − delay, flushed, awkward IDs and values) and restored at another parallelism (up, down, to 1, to maxParallelism) continues exactly as one unscaled Processor, with every key's state on the subtask that owns its key group.
+//
+// The states are windowtest.States, with ordinary keys and with keys of 0,
+// 2 and 70 000 bytes. After the restore every event from before the
+// snapshot is delivered again (each a no-op: its key group remembers it,
+// windows or not), then new events reach open, fired and expired windows.
+func TestRescaleFromEveryKindOfStateEqualsUnscaledRun(t *testing.T) {
+	defer suite.Recover(t)
+	awkward := kit.AwkwardStrings()
+	for _, keys := range []struct {
+		name    string
+		x, y, z string
+	}{
+		{"keys x y z", "x", "y", "z"},
+		{"keys of 0, 2 and 70 000 bytes", awkward[0], awkward[3], awkward[6]},
+	} {
+		for _, rs := range stateRescales {
+			for _, st := range windowtest.States(keys.x, keys.y, keys.z) {
+				name := fmt.Sprintf("%s/%s/%s", keys.name, rescaleName([]int{rs.from, rs.to}, rs.maxP), st.Name)
+				if !t.Run(name, func(t *testing.T) {
+					defer suite.Recover(t)
+					checkStateRescale(t, st, rs.maxP, rs.from, rs.to)
+				}) {
+					return // the first failing run is the one to read
+				}
+			}
+		}
+	}
+}
+
+// TestRescaleKeepsAwkwardKeysIDsAndValues certifies that a key of every awkward kind (0, 1, 255, 256 and 70 000 bytes, a NUL byte, invalid UTF-8, a prefix of another key), beside the key one NUL byte longer, survives a rescale in every kind of state, and so do awkward IDs and values at the int64 edges: the run equals one unscaled Processor.
+func TestRescaleKeepsAwkwardKeysIDsAndValues(t *testing.T) {
+	defer suite.Recover(t)
+	for _, key := range kit.AwkwardStrings() {
+		other := "k"
+		if key == other {
+			other = "j"
+		}
+		for _, st := range windowtest.States(key, key+"\x00", other) {
+			for _, rs := range []struct{ maxP, from, to int }{{128, 2, 3}, {128, 4, 1}} {
+				name := fmt.Sprintf("%d bytes %s/%s/%s", len(key), kit.ShowString(key), rescaleName([]int{rs.from, rs.to}, rs.maxP), st.Name)
+				if !t.Run(name, func(t *testing.T) {
+					defer suite.Recover(t)
+					checkStateRescale(t, st, rs.maxP, rs.from, rs.to)
+				}) {
+					return // the first failing run is the one to read
+				}
+			}
+		}
+	}
+}
+
+// checkStateRescale runs the calls of st at parallelism from, snapshots,
+// restores at parallelism to and makes the rest of the calls, checking every
+// call against one unscaled Processor; and checks, right after the restore,
+// that every key with window state is on the subtask that owns its key
+// group and that the restored side output is empty.
+func checkStateRescale(t *testing.T, st windowtest.State, maxP, from, to int) {
+	t.Helper()
+	ops, cut := st.Ops()
+	want := singleRun(t, stateCfg, ops)
+	r := &rescaleRun{cfg: stateCfg, maxP: maxP, ps: []int{from, to}, cuts: []int{cut}, ops: ops}
+	if !r.check(t, want) {
+		return
+	}
+	pp := newParallel(t, ParallelConfig{Processor: stateCfg, Parallelism: from, MaxParallelism: maxP})
+	runOps(pp, st.Before)
+	restored := restoreOf(t, snapshotOf(t, pp), to, maxP)
+	before := singleRun(t, stateCfg, st.Before)
+	checkKeysOn(t, restored, keysWithState(stateCfg, st.Before, before), maxP, to,
+		fmt.Sprintf("in the state %q, after a snapshot at parallelism %d and a restore at parallelism %d", st.Name, from, to))
+	if late := restored.Late(); len(late) > 0 {
+		t.Errorf("in the state %q, restored at parallelism %d: Late() = %s, want nothing: the side output is not state, and a\n"+
+			"restored processor's starts empty.", st.Name, to, windowtest.FmtEvents(late))
+	}
+}
+
+// keysWithState returns, sorted, the keys that have window state after the
+// calls ops, computed from one Processor's trace of them: a key has state
+// while a window holds one of its counted events (its first delivery, not
+// sent to the side output) and the watermark is below the window's end plus
+// the allowed lateness.
+func keysWithState(cfg Config, ops []op, tr trace) []string {
+	late := map[string]bool{}
+	for _, e := range tr.Late {
+		late[e.ID] = true
+	}
+	seen := map[string]bool{}
+	var keys []string
+	for _, e := range eventsOf(ops) {
+		if seen[e.ID] || late[e.ID] {
+			continue
+		}
+		seen[e.ID] = true
+		end := windowtest.WindowStart(e.TS, cfg.WindowSize) + cfg.WindowSize
+		cleanup := int64(math.MaxInt64) // end + AllowedLateness, saturating
+		if end <= math.MaxInt64-cfg.AllowedLateness {
+			cleanup = end + cfg.AllowedLateness
+		}
+		if tr.WM < cleanup {
+			keys = append(keys, e.Key)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// TestParallelSnapshotIsACopy certifies that a parallel snapshot is a copy: processing and snapshotting after it change neither its bytes nor what it restores to, a restored processor keeps no reference to the snapshot's bytes, and two restores of one snapshot share nothing.
+func TestParallelSnapshotIsACopy(t *testing.T) {
+	defer suite.Recover(t)
+	pc := parallelConfigs[1] // with lateness: fired windows take corrections after the cut
+	const maxP = 16
+	ops := genOps(suite.Rand(t), pc.cfg, parallelKeys, 100, pc.bound)
+	want := singleRun(t, pc.cfg, ops)
+	cuts := []int{len(ops) / 4, len(ops) / 2, len(ops) - 5}
+
+	// prefixAt returns a processor at parallelism 3 after the first cut calls.
+	prefixAt := func(t *testing.T, cut int) *ParallelProcessor {
+		pp := newParallel(t, ParallelConfig{Processor: pc.cfg, Parallelism: 3, MaxParallelism: maxP})
+		runOps(pp, ops[:cut])
+		return pp
+	}
+	// continues fails t and returns false unless pp makes the calls
+	// ops[cut:] as one Processor did, side output included.
+	continues := func(t *testing.T, pp *ParallelProcessor, cut int, why string) bool {
+		t.Helper()
+		got := runOps(pp, ops[cut:])
+		for i, out := range got.Outs {
+			if w := want.Outs[cut+i]; !slices.Equal(out, w) {
+				t.Errorf("Restored from the snapshot taken after call %d of %d, call %d %v returned\n%s\none unscaled Processor returned\n%s\n%s",
+					cut, len(ops), cut+i+1, ops[cut+i], windowtest.FmtResults(out), windowtest.FmtResults(w), why)
+				return false
+			}
+		}
+		lateBefore := singleRun(t, pc.cfg, ops[:cut]).Late
+		if w := want.Late[len(lateBefore):]; !slices.Equal(got.Late, w) {
+			t.Errorf("Restored from the snapshot taken after call %d of %d, the calls after it sent %s to the side output;\n"+
+				"one unscaled Processor sent %s\n%s", cut, len(ops), windowtest.FmtEvents(got.Late), windowtest.FmtEvents(w), why)
+			return false
+		}
+		return true
+	}
+
+	t.Run("its bytes never change", func(t *testing.T) {
+		defer suite.Recover(t)
+		for _, cut := range cuts {
+			pp := prefixAt(t, cut)
+			snap := snapshotOf(t, pp)
+			kept := bytes.Clone(snap)
+			for _, o := range ops[cut:] {
+				o.Apply(pp)
+				snapshotOf(t, pp) // a job checkpoints again and again
+			}
+			if !bytes.Equal(snap, kept) {
+				t.Errorf("The snapshot taken after call %d changed while the processor went on and took more snapshots:\n%s\n"+
+					"Snapshot must return bytes of their own: a fresh slice, not a buffer you reuse, not a view of live state.",
+					cut, suite.ByteDiff(kept, snap))
+				return
+			}
+		}
+	})
+
+	t.Run("it restores the state it was taken from", func(t *testing.T) {
+		defer suite.Recover(t)
+		for _, cut := range cuts {
+			pp := prefixAt(t, cut)
+			snap := snapshotOf(t, pp)
+			runOps(pp, ops[cut:]) // the live processor moves on: windows fire, expire, take updates
+			snapshotOf(t, pp)
+			if !continues(t, restoreOf(t, snap, 2, maxP), cut,
+				"After the snapshot, the live processor went on to the end. Restoring the older snapshot, here at\n"+
+					"parallelism 2, must give the state as it was when the snapshot was taken.") {
+				return
+			}
+		}
+	})
+
+	t.Run("a restored processor keeps no reference to the snapshot", func(t *testing.T) {
+		defer suite.Recover(t)
+		for _, cut := range cuts {
+			snap := snapshotOf(t, prefixAt(t, cut))
+			pp := restoreOf(t, snap, 5, maxP)
+			for i := range snap {
+				snap[i] = 'x' // the caller may reuse its buffer
+			}
+			if !continues(t, pp, cut,
+				"After RestoreParallelProcessor returned, the test overwrote the snapshot's bytes. The restored processor\n"+
+					"must own its state: copy what it keeps out of the input (string(b) copies; unsafe.String does not).") {
+				return
+			}
+		}
+	})
+
+	t.Run("two restores of one snapshot are independent", func(t *testing.T) {
+		defer suite.Recover(t)
+		for _, cut := range cuts {
+			snap := snapshotOf(t, prefixAt(t, cut))
+			r1, r2 := restoreOf(t, snap, 2, maxP), restoreOf(t, snap, 7, maxP)
+			runOps(r1, ops[cut:])
+			r1.Process(windowtest.Ev("other", "k00", 0, 100))
+			if !continues(t, r2, cut,
+				"Two processors restored from the same snapshot share nothing: running one must not change the other.\n"+
+					"Does RestoreParallelProcessor reuse a package-level map, a buffer, or the key-group state it decoded?") {
+				return
+			}
+		}
+	})
+}
+
+// TestLateAndKeysOnReturnSlicesTheCallerOwns certifies that Late and KeysOn return new slices: editing what they returned changes neither the processor nor what they return next.
+func TestLateAndKeysOnReturnSlicesTheCallerOwns(t *testing.T) {
+	defer suite.Recover(t)
+	const maxP, p = 16, 3
+	cfg := Config{WindowSize: 10, WatermarkDelay: 100}
+	pp := newParallel(t, ParallelConfig{Processor: cfg, Parallelism: p, MaxParallelism: maxP})
+	keys := keyNames("k", 12)
+	for i, k := range keys {
+		pp.Process(windowtest.Ev(fmt.Sprintf("e%d", i), k, int64(200+i), 1))
+	}
+	var wantLate []kit.Event
+	for i, k := range keys[:6] {
+		e := windowtest.Ev(fmt.Sprintf("late%d", i), k, int64(i), 1) // the watermark is past 100: [0,10) expired
+		pp.Process(e)
+		wantLate = append(wantLate, e)
+	}
+	wantKeys := make([][]string, p)
+	for i := range p {
+		wantKeys[i] = pp.KeysOn(i)
+	}
+
+	const why = "it must return a new slice (slices.Clone): the caller owns what it gets, and the processor's own state must not change when the caller edits it"
+	late := pp.Late()
+	for i := range late {
+		late[i].ID, late[i].Value = "edited", -1
+	}
+	if got := pp.Late(); !slices.Equal(got, wantLate) {
+		t.Errorf("the test edited every event of the slice Late() returned; then Late() = %s\nwant %s\nLate: %s",
+			windowtest.FmtEvents(got), windowtest.FmtEvents(wantLate), why)
+	}
+	for i := range p {
+		got := pp.KeysOn(i)
+		for j := range got {
+			got[j] = "edited"
+		}
+		if again := pp.KeysOn(i); !slices.Equal(again, wantKeys[i]) {
+			t.Errorf("the test edited every key of the slice KeysOn(%d) returned; then KeysOn(%d) = %s\nwant %s\nKeysOn: %s",
+				i, i, showKeys(again), showKeys(wantKeys[i]), why)
+		}
+	}
+	if out := pp.Flush(); len(out) != len(keys) {
+		t.Errorf("Flush() returned %d results, want one per key, %d: the edits above must not reach the windows", len(out), len(keys))
+	}
+}
+
+// TestEqualParallelStateGivesEqualBytes certifies that two parallel processors given the same calls at the same parallelism snapshot to the same bytes after every call, and a processor restored at the parallelism it was snapshotted at snapshots to the bytes it was restored from.
+func TestEqualParallelStateGivesEqualBytes(t *testing.T) {
+	defer suite.Recover(t)
+	pc := parallelConfigs[1]
+	const maxP = 16
+	ops := genOps(suite.Rand(t), pc.cfg, parallelKeys, 80, pc.bound)
+	for _, p := range []int{1, 3, maxP} {
+		cfg := ParallelConfig{Processor: pc.cfg, Parallelism: p, MaxParallelism: maxP}
+		p1, p2 := newParallel(t, cfg), newParallel(t, cfg)
+		for i, o := range ops {
+			o.Apply(p1)
+			o.Apply(p2)
+			a, b := snapshotOf(t, p1), snapshotOf(t, p2)
+			if !bytes.Equal(a, b) {
+				t.Fatalf("At parallelism %d, two processors given the same %d calls gave different snapshots:\n%s\n"+
+					"Equal state must give equal bytes, or no one can tell two savepoints apart. Go randomises map\n"+
+					"iteration order: write the key groups in ascending order, and within each its state in a canonical order.",
+					p, i+1, suite.ByteDiff(a, b))
+			}
+			if i%10 != 9 {
+				continue
+			}
+			if again := snapshotOf(t, restoreOf(t, a, p, maxP)); !bytes.Equal(a, again) {
+				t.Fatalf("At parallelism %d, after %d calls, Snapshot() of RestoreParallelProcessor(snapshot, %d, %d) differs from the snapshot:\n%s\n"+
+					"A processor restored at the parallelism it was snapshotted at is in the same state, so its snapshot is\n"+
+					"the same bytes. A difference means the restore lost or changed something (a key group, a window, a\n"+
+					"seen ID, the watermark), or the encoding depends on map order.", p, i+1, p, maxP, suite.ByteDiff(a, again))
+			}
+		}
+	}
+}
