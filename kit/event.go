@@ -32,12 +32,12 @@ const showMax = 24
 // ShowString renders a key or an ID for a failure message: as it is when
 // it is short, printable UTF-8 without spaces; otherwise Go-quoted, with
 // at most 24 bytes shown and the length said, so that an empty ID, a NUL
-// byte, invalid UTF-8 or a 70 000-byte key (see AwkwardStrings) is both
-// visible and short: "", "\x00", "\xff\xfe", "iiiiiiiiiiiiiiiiiiiiiiii"…(70000 bytes).
+// byte, invalid UTF-8 (or U+FFFD, what a lossy conversion leaves of it) or
+// a 70 000-byte key (see AwkwardStrings) is both visible and short: "", "\x00", "\xff\xfe", "iiiiiiiiiiiiiiiiiiiiiiii"…(70000 bytes).
 func ShowString(s string) string {
 	plain := s != "" && len(s) <= showMax && utf8.ValidString(s)
 	for _, r := range s {
-		if !plain || !unicode.IsPrint(r) || unicode.IsSpace(r) {
+		if !plain || !unicode.IsPrint(r) || unicode.IsSpace(r) || r == utf8.RuneError {
 			plain = false
 			break
 		}
@@ -46,9 +46,9 @@ func ShowString(s string) string {
 		return s
 	}
 	if len(s) <= showMax {
-		return strconv.Quote(s)
+		return strconv.QuoteToASCII(s)
 	}
-	return fmt.Sprintf("%s…(%d bytes)", strconv.Quote(s[:showMax]), len(s))
+	return fmt.Sprintf("%s…(%d bytes)", strconv.QuoteToASCII(s[:showMax]), len(s))
 }
 
 // Result is what a window emits for one key: the count and sum of the

@@ -188,6 +188,7 @@ func TestShowString(t *testing.T) {
 		{"\xff\xfe", `"\xff\xfe"`},
 		{"a b", `"a b"`},
 		{"été", "été"},
+		{"\ufffd\ufffd", `"\ufffd\ufffd"`},
 		{strings.Repeat("i", 70_000), `"iiiiiiiiiiiiiiiiiiiiiiii"…(70000 bytes)`},
 	} {
 		assert.Equal(t, tc.want, kit.ShowString(tc.in), "ShowString(%.30q)", tc.in)
