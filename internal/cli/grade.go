@@ -145,9 +145,13 @@ func (e *env) grade(c *ucli.Context, format string) error {
 	}
 	live := newLiveLine(e.Stderr, term.For(e.Stderr, e.Getenv))
 	live.printf("grading %d stages …", len(sts))
+	race, err := e.raceIfSupported(c.Bool("race"))
+	if err != nil {
+		return err
+	}
 	r, err := grade.Run(c.Context, grade.Options{
 		Root: e.root, Catalog: e.cat, Stages: sts, Pristine: course.Pristine, Reference: course.Reference,
-		Race: c.Bool("race"), Timeout: c.Duration("timeout"), OnTest: live.test,
+		Race: race, Timeout: c.Duration("timeout"), OnTest: live.test,
 	})
 	live.done()
 	if err != nil {

@@ -72,8 +72,12 @@ func runScripts(t *testing.T, dir string) {
 			// suites need), for a script that only reads it, such as one
 			// making a student template.
 			env.Setenv("COURSEROOT", root)
-			// The folder holding the de command, so a script can run de with no go on PATH.
+			// The folder holding the de command, so a script can run de with no go on PATH,
+			// and the one holding go, so it can run both and nothing else (no C compiler).
 			env.Setenv("DEBIN", strings.SplitN(env.Getenv("PATH"), string(os.PathListSeparator), 2)[0])
+			if goBin, err := exec.LookPath("go"); err == nil {
+				env.Setenv("GODIR", filepath.Dir(goBin))
+			}
 			env.Cd = dst
 			return nil
 		},

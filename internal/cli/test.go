@@ -102,7 +102,11 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.St
 			run.stages = append(run.stages, st)
 		}
 	}
-	opts := gotest.Options{Dir: e.root, Tags: tags, Race: o.race, Timeout: o.timeout}
+	race, err := e.raceIfSupported(o.race)
+	if err != nil {
+		return nil, upTo, err
+	}
+	opts := gotest.Options{Dir: e.root, Tags: tags, Race: race, Timeout: o.timeout}
 	for _, st := range run.stages {
 		opts.Packages = append(opts.Packages, st.Package())
 	}
@@ -325,6 +329,24 @@ func stageScore(s term.Style, p *gotest.Package, total int) string {
 	return s.Red(score)
 }
 
+// raceIfSupported returns whether to build with the race detector: as
+// asked, unless it cannot build here (no C compiler: cgo is off), which it
+// says, once per run, instead of failing every stage with a cgo error.
+func (e *env) raceIfSupported(race bool) (bool, error) {
+	if !race {
+		return false, nil
+	}
+	ok, err := gotest.RaceSupported(e.root, nil)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		fmt.Fprintf(e.Stderr, "%s\n", e.style.Yellow("de: no C compiler found (go env CGO_ENABLED is 0), and the race detector needs one: "+
+			"running without -race. Install gcc or clang to get it back, or pass --race=false to say you know."))
+	}
+	return ok, nil
+}
+
 // expected returns the names of the tests of the stage whose package is
 // pattern, in suite order: what a run of it must report.
 func (e *env) expected(pattern string) []string {
@@ -378,15 +400,20 @@ func rerun(tags, test string, st catalog.Stage) string {
 	return fmt.Sprintf("go test -tags %s -run '^%s$' %s", tags, test, st.Package())
 }
 
-// stageRange names the stages of a run: "stage 01" or "stages 02–01".
+// stageRange names the stages of a run, lowest first whatever order they
+// ran in: "stage 01" or "stages 01–02".
 func stageRange(sts []catalog.Stage) string {
 	switch len(sts) {
 	case 0:
 		return "no stages"
 	case 1:
-		return "stage " + sts[0].ID()[:2]
+		return fmt.Sprintf("stage %02d", sts[0].Number)
 	}
-	return fmt.Sprintf("stages %s–%s", sts[0].ID()[:2], sts[len(sts)-1].ID()[:2])
+	lo, hi := sts[0].Number, sts[0].Number
+	for _, st := range sts {
+		lo, hi = min(lo, st.Number), max(hi, st.Number)
+	}
+	return fmt.Sprintf("stages %02d–%02d", lo, hi)
 }
 
 func indent(text, prefix string) string {

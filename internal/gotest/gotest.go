@@ -122,6 +122,25 @@ func (r *Result) Package(pattern string) *Package {
 	return nil
 }
 
+// RaceSupported reports whether go test -race can build in dir: the race
+// detector needs cgo, and the go command turns cgo off where it finds no C
+// compiler (or CGO_ENABLED=0 says so). It asks `go env CGO_ENABLED`, with
+// env added to the environment.
+func RaceSupported(dir string, env []string) (bool, error) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return false, ErrNoGo
+	}
+	cmd := exec.Command(goBin, "env", "CGO_ENABLED")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		return false, fmt.Errorf("go env CGO_ENABLED: %w", err)
+	}
+	return strings.TrimSpace(string(out)) == "1", nil
+}
+
 // ErrInterrupted is returned (wrapped) when the context of a run was
 // cancelled: Ctrl-C, or a signal to de.
 var ErrInterrupted = errors.New("interrupted")
