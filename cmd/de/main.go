@@ -11,5 +11,5 @@ import (
 
 func main() {
 	dir, _ := os.Getwd()
-	os.Exit(cli.Exec(os.Args, cli.IO{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: dir}))
+	os.Exit(cli.Exec(os.Args, cli.IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: dir}))
 }

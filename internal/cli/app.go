@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"slices"
 	"strings"
@@ -25,6 +26,7 @@ import (
 // IO is what a run of de reads and writes: its streams, its environment and
 // its working directory. Tests pass their own; cmd/de passes the process's.
 type IO struct {
+	Stdin          io.Reader // keys for de watch, answers for de reset, Enter for de demo --step
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	Dir            string
@@ -99,7 +101,80 @@ func failed(err error) error { return &exitError{code: ExitFailed, err: err} }
 // report.
 var quietFailure = &exitError{code: ExitFailed}
 
+// maxArgs is how many arguments each command takes (absent: none). A
+// command given more says so instead of ignoring them: de hint FLK-BYO/05
+// must not quietly spend a hint of the current stage.
+var maxArgs = map[string]int{"start": 1, "solution": 1, "demo": 1, "completion": 1, "template": 1}
+
+// argsHint says, for a command that takes no arguments, what to do instead.
+var argsHint = map[string]string{
+	"grade": "name stages with --stage",
+	"test":  "test stages 01..NN with --stage NN",
+	"hint":  "de hint reveals the current stage's hints; de start moves to another stage",
+	"reset": "it resets the current stage (--all: every started one)",
+	"watch": "it watches lab/ and tests the current stage (de start picks it)",
+}
+
+// strictArgs makes cmd and its subcommands reject arguments they do not
+// take, and report a usage error (an unknown flag, a bad value) as one
+// line instead of the whole help page.
+func strictArgs(cmd *ucli.Command) {
+	name := cmd.Name
+	if _, ok := maxArgs[name]; !ok && len(cmd.Subcommands) == 0 {
+		before := cmd.Before
+		cmd.Before = func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				hint := argsHint[name]
+				if hint == "" {
+					hint = fmt.Sprintf("de %s --help says what it does", name)
+				}
+				return fmt.Errorf("de %s takes no arguments (got %q); %s", name, c.Args().First(), hint)
+			}
+			if before != nil {
+				return before(c)
+			}
+			return nil
+		}
+	}
+	cmd.OnUsageError = func(c *ucli.Context, err error, _ bool) error {
+		return fmt.Errorf("%v: see de %s --help", err, cmd.FullName())
+	}
+	for _, sub := range cmd.Subcommands {
+		strictArgs(sub)
+	}
+}
+
+// version is de's version: the module version it was built at, or, built
+// from a checkout, "(devel)" and the commit.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+		if s.Key == "vcs.modified" && s.Value == "true" {
+			v += "+dirty"
+		}
+	}
+	return v
+}
+
 func newApp(io IO) *ucli.App {
+	app := newAppCommands(io)
+	for _, cmd := range app.Commands {
+		strictArgs(cmd)
+	}
+	app.OnUsageError = func(c *ucli.Context, err error, _ bool) error {
+		return fmt.Errorf("%v: see de --help", err)
+	}
+	return app
+}
+
+func newAppCommands(io IO) *ucli.App {
 	return &ucli.App{
 		Name:  "de",
 		Usage: "start, test and get hints for the FLK-BYO stream-processing course",
@@ -118,7 +193,7 @@ Examples:
    source <(de completion bash)   tab-complete commands and stages (also zsh, fish)`,
 		Writer:                io.Stdout,
 		ErrWriter:             io.Stderr,
-		HideVersion:           true,
+		Version:               version(),
 		EnableBashCompletion:  true,
 		CustomAppHelpTemplate: "",
 		ExitErrHandler:        func(*ucli.Context, error) {}, // Main prints errors and picks the code

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -15,8 +14,6 @@ import (
 	"github.com/flk-byo/course/stages"
 )
 
-// demoStdin is where de demo --step reads Enter; tests replace it.
-var demoStdin io.Reader = os.Stdin
 
 func demoCommand(sio IO) *ucli.Command {
 	return &ucli.Command{
@@ -66,7 +63,7 @@ func runDemo(sio IO, args []string, step bool) error {
 	}
 	opts := demo.Options{Out: sio.Stdout, Style: term.For(sio.Stdout, sio.Getenv)}
 	if step {
-		in := bufio.NewReader(demoStdin)
+		in := bufio.NewReader(sio.Stdin)
 		opts.Pause = func() error {
 			fmt.Fprint(sio.Stdout, opts.Style.Dim("  [Enter: next step] "))
 			if _, err := in.ReadString('\n'); err != nil {

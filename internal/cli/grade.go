@@ -57,9 +57,6 @@ Examples:
 			&ucli.BoolFlag{Name: "race", Value: true, Usage: "build with the race detector (needs cgo); --race=false to turn off"},
 		},
 		Action: func(c *ucli.Context) error {
-			if c.NArg() > 0 {
-				return fmt.Errorf("de grade takes no arguments (got %q); name stages with --stage", c.Args().First())
-			}
 			format := c.String("format")
 			if !slices.Contains([]string{"text", "json", "junit", "classroom"}, format) {
 				return fmt.Errorf("--format %q: use text, json, junit or classroom", format)

@@ -26,14 +26,11 @@ started stage is reset. A reset stage is no longer marked passed: de test record
 			&ucli.BoolFlag{Name: "all", Usage: "reset every started stage, not only the current one"},
 		},
 		Action: func(c *ucli.Context) error {
-			if c.Args().Present() {
-				return fmt.Errorf("de reset takes no stage: it resets the current stage (--all: every started one)")
-			}
 			e, err := loadEnv(io)
 			if err != nil {
 				return err
 			}
-			return e.reset(c.Bool("all"), c.Bool("yes"), stdin, time.Now())
+			return e.reset(c.Bool("all"), c.Bool("yes"), e.Stdin, time.Now())
 		},
 	}
 }

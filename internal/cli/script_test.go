@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"de": func() {
 			dir, _ := os.Getwd()
-			os.Exit(Exec(os.Args, IO{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: dir}))
+			os.Exit(Exec(os.Args, IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: dir}))
 		},
 	})
 }

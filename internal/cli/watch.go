@@ -20,11 +20,6 @@ import (
 	"github.com/flk-byo/course/internal/watch"
 )
 
-// stdin is where de reads keys (de watch) and answers (de reset). IO has
-// no reader of its own, so tests of those commands run the real binary
-// with a stdin file, or call the functions that take a reader.
-var stdin io.Reader = os.Stdin
-
 func watchCommand(io IO) *ucli.Command {
 	return &ucli.Command{
 		Name:  "watch",
@@ -46,9 +41,6 @@ every --poll-interval.`,
 			&ucli.BoolFlag{Name: "race", Value: true, Usage: "build with the race detector (needs cgo); --race=false to turn off"},
 		},
 		Action: func(c *ucli.Context) error {
-			if c.Args().Present() {
-				return fmt.Errorf("de watch takes no arguments; it watches the current stage (de start picks it)")
-			}
 			e, err := loadEnv(io)
 			if err != nil {
 				return err
@@ -75,7 +67,7 @@ every --poll-interval.`,
 			changes := watch.Debounce(src.Changes(), c.Duration("debounce"), time.After)
 			o := testOptions{timeout: c.Duration("timeout"), race: c.Bool("race")}
 			run := func(ctx context.Context) (*testRun, catalog.Stage, error) { return e.runTests(ctx, o) }
-			return e.watch(ctx, run, changes, readKeys(stdin))
+			return e.watch(ctx, run, changes, readKeys(e.Stdin))
 		},
 	}
 }
