@@ -10,9 +10,9 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"syscall"
 	"slices"
 	"strings"
+	"syscall"
 
 	ucli "github.com/urfave/cli/v2"
 

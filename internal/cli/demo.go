@@ -14,7 +14,6 @@ import (
 	"github.com/flk-byo/course/stages"
 )
 
-
 func demoCommand(sio IO) *ucli.Command {
 	return &ucli.Command{
 		Name:      "demo",
