@@ -152,6 +152,45 @@ func (c *Catalog) Resolve(name string) (Stage, error) {
 	return Stage{}, fmt.Errorf("unknown stage %q; valid stages are %s", name, c.list())
 }
 
+// ResolveReady is Resolve for a stage that must be in this version of the
+// course: a stage announced but not ready is an error that says so.
+func (c *Catalog) ResolveReady(name string) (Stage, error) {
+	st, err := c.Resolve(name)
+	if err != nil {
+		return st, err
+	}
+	if !st.Ready {
+		return st, fmt.Errorf("stage %s (%s) is not in this version of the course yet; de list shows the stages there are", st.Ref(), st.Slug)
+	}
+	return st, nil
+}
+
+// Ready returns the stages in this version of the course, in course order.
+func (c *Catalog) Ready() []Stage { return c.ReadyThrough(len(c.Stages)) }
+
+// ReadyThrough returns the ready stages numbered 1 … n, in course order:
+// what a run "through stage n" covers.
+func (c *Catalog) ReadyThrough(n int) []Stage {
+	var out []Stage
+	for _, s := range c.Stages[:min(max(n, 0), len(c.Stages))] {
+		if s.Ready {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ReadyAfter returns the ready stages after stage n, in course order.
+func (c *Catalog) ReadyAfter(n int) []Stage {
+	var out []Stage
+	for _, s := range c.Stages[min(max(n, 0), len(c.Stages)):] {
+		if s.Ready {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 func (c *Catalog) list() string {
 	var parts []string
 	for _, s := range c.Stages {

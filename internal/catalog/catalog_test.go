@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -134,4 +135,28 @@ func TestReadmeTableMatchesCatalog(t *testing.T) {
 	require.True(t, ok, "README.md has no %q marker", end)
 	want := load(t).MarkdownTable()
 	assert.Equal(t, want, table, "README's stage table differs from stages/catalog.json; replace it with:\n%s", want)
+}
+
+func TestReadyStagesAndResolveReady(t *testing.T) {
+	fsys := fstest.MapFS{"catalog.json": {Data: []byte(`{"format": 1, "course": "FLK-BYO", "title": "t", "stages": [
+		{"slug": "a", "title": "A", "ready": true},
+		{"slug": "b", "title": "B", "ready": false},
+		{"slug": "c", "title": "C", "ready": true}]}`)}}
+	cat, err := catalog.Load(fsys)
+	require.NoError(t, err)
+	numbers := func(sts []catalog.Stage) (out []int) {
+		for _, s := range sts {
+			out = append(out, s.Number)
+		}
+		return out
+	}
+	assert.Equal(t, []int{1, 3}, numbers(cat.Ready()))
+	assert.Equal(t, []int{1}, numbers(cat.ReadyThrough(2)))
+	assert.Equal(t, []int{3}, numbers(cat.ReadyAfter(1)))
+	assert.Empty(t, cat.ReadyAfter(3))
+	_, err = cat.ResolveReady("b")
+	assert.ErrorContains(t, err, "stage FLK-BYO/02 (b) is not in this version of the course yet")
+	st, err := cat.ResolveReady("3")
+	require.NoError(t, err)
+	assert.Equal(t, "c", st.Slug)
 }

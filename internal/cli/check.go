@@ -54,19 +54,13 @@ Examples:
 			if c.Bool("later") || c.IsSet("parallel") {
 				return fmt.Errorf("--later and --parallel go with --mutants")
 			}
-			var sts []catalog.Stage
+			sts := e.cat.Ready()
 			if name := c.String("stage"); name != "" {
-				st, err := e.cat.Resolve(name)
+				st, err := e.cat.ResolveReady(name)
 				if err != nil {
 					return err
 				}
-				sts = append(sts, st)
-			} else {
-				for _, st := range e.cat.Stages {
-					if st.Ready {
-						sts = append(sts, st)
-					}
-				}
+				sts = []catalog.Stage{st}
 			}
 			results, err := integrity.Skeletons(c.Context, e.root, e.cat, sts, func(st catalog.Stage) {
 				fmt.Fprintf(e.Stderr, "checking %s against skeletons 01..%02d …\n", st.ID(), st.Number)
@@ -145,10 +139,8 @@ func (e *env) checkMutants(c *ucli.Context) error {
 		opts.Packages = func(m mutants.Mutant) []string {
 			pkgs := []string{m.Package()}
 			own, _ := e.cat.ByID(m.Stage)
-			for _, st := range e.cat.Stages[own.Number:] {
-				if st.Ready {
-					pkgs = append(pkgs, st.Package())
-				}
+			for _, st := range e.cat.ReadyAfter(own.Number) {
+				pkgs = append(pkgs, st.Package())
 			}
 			return pkgs
 		}

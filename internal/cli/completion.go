@@ -100,10 +100,8 @@ func completeStages(c *ucli.Context) {
 		return
 	}
 	var refs []string
-	for _, st := range cat.Stages {
-		if st.Ready {
-			refs = append(refs, st.Ref())
-		}
+	for _, st := range cat.Ready() {
+		refs = append(refs, st.Ref())
 	}
 	fmt.Fprintln(c.App.Writer, strings.Join(refs, "\n"))
 }

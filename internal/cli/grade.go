@@ -109,9 +109,9 @@ func classroomFailure(c *ucli.Context, io IO, cause error) {
 				sts = append(sts, st)
 			}
 		}
-		if c.Bool("all") && st.Ready {
-			sts = append(sts, st)
-		}
+	}
+	if c.Bool("all") {
+		sts = cat.Ready()
 	}
 	res := grade.ClassroomFailure(sts, cause)
 	var out bytes.Buffer
@@ -216,12 +216,9 @@ func (e *env) gradedStages(names []string, all bool) ([]catalog.Stage, error) {
 		return nil, errors.New("use --stage or --all, not both")
 	case len(names) > 0:
 		for _, n := range names {
-			st, err := e.cat.Resolve(n)
+			st, err := e.cat.ResolveReady(n)
 			if err != nil {
 				return nil, err
-			}
-			if !st.Ready {
-				return nil, fmt.Errorf("stage %s (%s) is not in this version of the course yet", st.Ref(), st.Slug)
 			}
 			if !slices.ContainsFunc(sts, func(s catalog.Stage) bool { return s.Number == st.Number }) {
 				sts = append(sts, st)
@@ -229,8 +226,8 @@ func (e *env) gradedStages(names []string, all bool) ([]catalog.Stage, error) {
 		}
 		slices.SortFunc(sts, func(a, b catalog.Stage) int { return a.Number - b.Number })
 	default:
-		for _, st := range e.cat.Stages {
-			if st.Ready && (all || e.prog.Started[st.ID()] || e.prog.Current == st.ID()) {
+		for _, st := range e.cat.Ready() {
+			if all || e.prog.Started[st.ID()] || e.prog.Current == st.ID() {
 				sts = append(sts, st)
 			}
 		}

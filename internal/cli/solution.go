@@ -51,15 +51,12 @@ func (e *env) solution(args []string, force bool) error {
 	case 0:
 		st, err = e.current()
 	case 1:
-		st, err = e.cat.Resolve(args[0])
+		st, err = e.cat.ResolveReady(args[0])
 	default:
 		err = errors.New("de solution takes at most one stage, e.g. de solution FLK-BYO/01")
 	}
 	if err != nil {
 		return err
-	}
-	if !st.Ready {
-		return fmt.Errorf("stage %s (%s) is not in this version of the course yet", st.Ref(), st.Slug)
 	}
 	s := e.style
 	if !e.prog.Passed[st.ID()] {

@@ -36,12 +36,9 @@ func (e *env) start(args []string, force bool) error {
 	if len(args) != 1 {
 		return errors.New("de start takes one stage, e.g. de start FLK-BYO/01")
 	}
-	st, err := e.cat.Resolve(args[0])
+	st, err := e.cat.ResolveReady(args[0])
 	if err != nil {
 		return err
-	}
-	if !st.Ready {
-		return fmt.Errorf("stage %s (%s) is not in this version of the course yet; de list shows the stages you can start", st.Ref(), st.Slug)
 	}
 	upTo := e.cat.Stages[:st.Number]
 	if !force {

@@ -97,11 +97,8 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.St
 			return nil, upTo, err
 		}
 	}
-	for _, st := range slices.Backward(e.cat.Stages[:upTo.Number]) {
-		if st.Ready {
-			run.stages = append(run.stages, st)
-		}
-	}
+	run.stages = slices.Clone(e.cat.ReadyThrough(upTo.Number))
+	slices.Reverse(run.stages) // the current stage first
 	race, err := e.raceIfSupported(o.race)
 	if err != nil {
 		return nil, upTo, err
@@ -155,23 +152,10 @@ func (e *env) tags(solution bool) (string, error) {
 // else (for the reference only) the last ready stage.
 func (e *env) testTarget(stage, tags string) (catalog.Stage, error) {
 	if stage != "" {
-		st, err := e.cat.Resolve(stage)
-		if err != nil {
-			return st, err
-		}
-		if !st.Ready {
-			return st, fmt.Errorf("stage %s (%s) is not in this version of the course yet", st.Ref(), st.Slug)
-		}
-		return st, nil
+		return e.cat.ResolveReady(stage)
 	}
-	if e.prog.Current == "" && tags == "solution" {
-		last := e.cat.Stages[0]
-		for _, st := range e.cat.Stages {
-			if st.Ready {
-				last = st
-			}
-		}
-		return last, nil
+	if ready := e.cat.Ready(); e.prog.Current == "" && tags == "solution" && len(ready) > 0 {
+		return ready[len(ready)-1], nil
 	}
 	return e.current()
 }
@@ -312,11 +296,9 @@ func (e *env) printFailure(t gotest.Test, tags string, st catalog.Stage) {
 }
 
 func (e *env) nextStep(target catalog.Stage) string {
-	if target.Number < len(e.cat.Stages) {
-		next := e.cat.Stages[target.Number]
-		if next.Ready {
-			return fmt.Sprintf("%s passed. Next: de start %s (%s)", target.Ref(), next.Ref(), next.Title)
-		}
+	if after := e.cat.ReadyAfter(target.Number); len(after) > 0 && after[0].Number == target.Number+1 {
+		next := after[0]
+		return fmt.Sprintf("%s passed. Next: de start %s (%s)", target.Ref(), next.Ref(), next.Title)
 	}
 	return fmt.Sprintf("%s passed: that is the last stage in this version of the course.", target.Ref())
 }

@@ -53,12 +53,7 @@ func checkStage(ctx context.Context, root string, cat *catalog.Catalog, st catal
 	if err := course.CopyForSuites(root, scratch); err != nil {
 		return res, err
 	}
-	var upTo []catalog.Stage
-	for _, s := range cat.Stages[:st.Number] {
-		if s.Ready {
-			upTo = append(upTo, s)
-		}
-	}
+	upTo := cat.ReadyThrough(st.Number)
 	if _, err := course.CopySkeletons(scratch, cat, upTo); err != nil {
 		return res, err
 	}
