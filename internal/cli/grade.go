@@ -53,8 +53,7 @@ Examples:
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` (the text report still goes to stdout)"},
 			&ucli.StringFlag{Name: "min-score", Value: "100%", Usage: "exit 1 below this score: points (350) or a percentage of the graded stages' points (80%)"},
 			&ucli.StringFlag{Name: "course", Usage: "grade the course tree in `DIR` instead of the current folder's"},
-			&ucli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "time allowed per stage before its running test is reported as hung"},
-			&ucli.BoolFlag{Name: "race", Value: true, Usage: "build with the race detector (needs cgo); --race=false to turn off"},
+			timeoutFlag(2 * time.Minute), raceFlag(),
 		},
 		Action: func(c *ucli.Context) error {
 			format := c.String("format")

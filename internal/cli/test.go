@@ -30,8 +30,7 @@ environment, the same stages run against the reference solution instead.`,
 		Flags: []ucli.Flag{
 			&ucli.BoolFlag{Name: "solution", Usage: "test the reference solution instead of lab/"},
 			&ucli.StringFlag{Name: "stage", Usage: "test stages 01..`NN` instead of 01..current"},
-			&ucli.DurationFlag{Name: "timeout", Value: 60 * time.Second, Usage: "time allowed per stage before the running test is reported as hung"},
-			&ucli.BoolFlag{Name: "race", Value: true, Usage: "build with the race detector (needs cgo); --race=false to turn off"},
+			timeoutFlag(60 * time.Second), raceFlag(),
 		},
 		Action: func(c *ucli.Context) error {
 			e, err := loadEnv(io)
@@ -46,6 +45,18 @@ environment, the same stages run against the reference solution instead.`,
 			})
 		},
 	}
+}
+
+// timeoutFlag is --timeout, shared by de test, de watch and de grade: how
+// long a stage's test binary may run before its running test is reported
+// as hung.
+func timeoutFlag(def time.Duration) *ucli.DurationFlag {
+	return &ucli.DurationFlag{Name: "timeout", Value: def, Usage: "time allowed per stage before its running test is reported as hung"}
+}
+
+// raceFlag is --race, shared by de test, de watch and de grade.
+func raceFlag() *ucli.BoolFlag {
+	return &ucli.BoolFlag{Name: "race", Value: true, Usage: "build with the race detector (needs cgo; without a C compiler de runs without it and says so); --race=false to turn off"}
 }
 
 type testOptions struct {

@@ -37,8 +37,7 @@ every --poll-interval.`,
 			&ucli.BoolFlag{Name: "poll", Usage: "check lab/ on an interval instead of using file-system events"},
 			&ucli.DurationFlag{Name: "poll-interval", Value: 500 * time.Millisecond, Usage: "how often --poll checks lab/"},
 			&ucli.DurationFlag{Name: "debounce", Value: 200 * time.Millisecond, Usage: "wait this long after the last change before re-running"},
-			&ucli.DurationFlag{Name: "timeout", Value: 60 * time.Second, Usage: "time allowed per stage before the running test is reported as hung"},
-			&ucli.BoolFlag{Name: "race", Value: true, Usage: "build with the race detector (needs cgo); --race=false to turn off"},
+			timeoutFlag(60 * time.Second), raceFlag(),
 		},
 		Action: func(c *ucli.Context) error {
 			e, err := loadEnv(io)
