@@ -1,19 +1,40 @@
 // Package course is the root of the FLK-BYO course module. It holds what
-// `de` embeds when it is built: Pristine, the course's own copy of every
-// file a graded suite depends on, and Reference, the reference solution. `de grade` compares a
-// student's tree against it (internal/grade), so an instructor who builds
-// `de` from the course's tagged version sees every suite, bind, kit or
-// helper file a student changed, removed or added.
+// `de` embeds when it is built, once: Files, the course's own copy of its
+// content and of every file a graded suite depends on, and Reference, the
+// reference solution.
 package course
 
-import "embed"
+import (
+	"embed"
+	"io/fs"
+)
 
-// Pristine holds, as the course version this binary was built from has
-// them: go.mod (its requirements and replace directives decide which code
-// the suites link), the stage folders' Go files (suites, bind files, doc),
-// and the Go files of kit and of the suite helpers internal/suite and
-// internal/windowtest. Nothing else in the module is compiled into a
-// stage's test binary, apart from the student's own lab/.
+// Files holds, as the course version this binary was built from has them:
 //
-//go:embed go.mod stages/*/*.go kit/*.go internal/suite/*.go internal/windowtest/*.go
-var Pristine embed.FS
+//   - go.mod (its requirements and replace directives decide which code the
+//     suites link);
+//   - the stages: the catalogue (stages/catalog.json, in course order) and
+//     for each stage NN-slug its card (README.md), its skeleton files
+//     (_skeleton/, copied into lab/ by `de start`) and its Go files (suites,
+//     bind files, doc: read for the line each test certifies);
+//   - the Go files of kit and of the suite helpers internal/suite and
+//     internal/windowtest.
+//
+// Nothing else in the module is compiled into a stage's test binary, apart
+// from the student's own lab/. `de grade` compares a student's tree with
+// the Go files and go.mod among them (tamper evidence, internal/grade), so
+// an instructor who builds `de` from the course's tagged version sees every
+// suite, bind, kit or helper file a student changed, removed or added.
+//
+//go:embed go.mod stages/catalog.json stages/*/README.md all:stages/*/_skeleton stages/*/*.go kit/*.go internal/suite/*.go internal/windowtest/*.go
+var Files embed.FS
+
+// Stages returns the course content, rooted at the stages folder: what
+// internal/catalog reads.
+func Stages() fs.FS {
+	sub, err := fs.Sub(Files, "stages")
+	if err != nil {
+		panic(err) // a constant, valid path: unreachable
+	}
+	return sub
+}

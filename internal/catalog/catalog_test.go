@@ -13,12 +13,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flk-byo/course/internal/catalog"
-	"github.com/flk-byo/course/stages"
+	coursefiles "github.com/flk-byo/course"
 )
 
 func load(t *testing.T) *catalog.Catalog {
 	t.Helper()
-	cat, err := catalog.Load(stages.FS)
+	cat, err := catalog.Load(coursefiles.Stages())
 	require.NoError(t, err)
 	return cat
 }

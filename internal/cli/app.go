@@ -20,7 +20,7 @@ import (
 	"github.com/flk-byo/course/internal/course"
 	"github.com/flk-byo/course/internal/progress"
 	"github.com/flk-byo/course/internal/term"
-	"github.com/flk-byo/course/stages"
+	coursefiles "github.com/flk-byo/course"
 )
 
 // IO is what a run of de reads and writes: its streams, its environment and
@@ -226,7 +226,7 @@ func loadEnv(io IO) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat, err := catalog.Load(stages.FS)
+	cat, err := catalog.Load(coursefiles.Stages())
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/flk-byo/course/internal/catalog"
-	"github.com/flk-byo/course/stages"
+	coursefiles "github.com/flk-byo/course"
 )
 
 // bashCompletion and zshCompletion are urfave/cli v2's autocomplete
@@ -95,7 +95,7 @@ func completeStages(c *ucli.Context) {
 	if c.NArg() > 0 {
 		return
 	}
-	cat, err := catalog.Load(stages.FS)
+	cat, err := catalog.Load(coursefiles.Stages())
 	if err != nil {
 		return
 	}

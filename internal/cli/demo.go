@@ -11,7 +11,7 @@ import (
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/demo"
 	"github.com/flk-byo/course/internal/term"
-	"github.com/flk-byo/course/stages"
+	coursefiles "github.com/flk-byo/course"
 )
 
 func demoCommand(sio IO) *ucli.Command {
@@ -40,7 +40,7 @@ func runDemo(sio IO, args []string, step bool) error {
 	if len(args) > 1 {
 		return errors.New("de demo takes at most one stage, e.g. de demo FLK-BYO/03")
 	}
-	cat, err := catalog.Load(stages.FS)
+	cat, err := catalog.Load(coursefiles.Stages())
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/grade"
 	"github.com/flk-byo/course/internal/term"
-	"github.com/flk-byo/course/stages"
+	coursefiles "github.com/flk-byo/course"
 )
 
 func gradeCommand(io IO) *ucli.Command {
@@ -97,7 +97,7 @@ func gradeIn(c *ucli.Context, io IO, format string) error {
 // step without a result would stop the reporter, and every stage's
 // points with it.
 func classroomFailure(c *ucli.Context, io IO, cause error) {
-	cat, err := catalog.Load(stages.FS)
+	cat, err := catalog.Load(coursefiles.Stages())
 	if err != nil {
 		return
 	}
@@ -146,7 +146,7 @@ func (e *env) grade(c *ucli.Context, format string) error {
 		return err
 	}
 	r, err := grade.Run(c.Context, grade.Options{
-		Root: e.root, Catalog: e.cat, Stages: sts, Pristine: course.Pristine, Reference: course.Reference,
+		Root: e.root, Catalog: e.cat, Stages: sts, Pristine: course.Files, Reference: course.Reference,
 		Race: race, Timeout: c.Duration("timeout"), OnTest: live.test,
 	})
 	live.done()

@@ -13,7 +13,7 @@ import (
 
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/course"
-	"github.com/flk-byo/course/stages"
+	coursefiles "github.com/flk-byo/course"
 )
 
 // TestMain lets the test binary act as the real de binary inside scripts:
@@ -99,7 +99,7 @@ func cmdSolve(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) > 1 {
 		ts.Fatalf("usage: solve [NN]")
 	}
-	cat, err := catalog.Load(stages.FS)
+	cat, err := catalog.Load(coursefiles.Stages())
 	ts.Check(err)
 	upTo := len(cat.Stages)
 	if len(args) == 1 {

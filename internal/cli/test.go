@@ -104,7 +104,7 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.St
 		if err := e.checkLab(); err != nil {
 			return nil, upTo, err
 		}
-		if run.findings, err = grade.CheckLab(e.root, e.cat, coursefiles.Pristine); err != nil {
+		if run.findings, err = grade.CheckLab(e.root, e.cat, coursefiles.Files); err != nil {
 			return nil, upTo, err
 		}
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/course"
-	"github.com/flk-byo/course/stages"
+	coursefiles "github.com/flk-byo/course"
 )
 
 func TestFindRootFromSubfolder(t *testing.T) {
@@ -22,7 +22,7 @@ func TestFindRootFromSubfolder(t *testing.T) {
 }
 
 func TestCopySkeletonsNeverOverwrites(t *testing.T) {
-	cat, err := catalog.Load(stages.FS)
+	cat, err := catalog.Load(coursefiles.Stages())
 	require.NoError(t, err)
 	st := cat.Stages[0]
 	names, err := cat.SkeletonFiles(st)

@@ -112,7 +112,7 @@ type Options struct {
 	Root      string           // the student's course root
 	Catalog   *catalog.Catalog // the pristine catalogue: stages, points, the tests each suite must report
 	Stages    []catalog.Stage  // the stages to grade
-	Pristine  fs.FS            // the pristine files (the root package's Pristine)
+	Pristine  fs.FS            // the pristine files (the root package's Files)
 	Reference fs.FS            // the reference's files (the root package's Reference)
 	Race      bool             // build with the race detector
 	Timeout   time.Duration    // per stage

@@ -22,7 +22,7 @@ import (
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/gotest"
 	"github.com/flk-byo/course/internal/labpolicy"
-	"github.com/flk-byo/course/stages"
+	coursefiles "github.com/flk-byo/course"
 )
 
 func TestShares(t *testing.T) {
@@ -141,20 +141,20 @@ func write(t *testing.T, root, p, data string) {
 
 // TestPristineMatchesTheCourse proves the embedded files are this tree's
 // and cover every course package a suite links: a suite that starts
-// importing a new internal package fails here until Pristine embeds it.
+// importing a new internal package fails here until Files embeds it.
 func TestPristineMatchesTheCourse(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes, err := Verify(root, course.Pristine)
+	changes, err := Verify(root, course.Files)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range changes {
 		t.Errorf("%s %s: the tree differs from the embedded course files", c.Path, c.Change)
 	}
-	manifest, err := Manifest(course.Pristine)
+	manifest, err := Manifest(course.Files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestPristineMatchesTheCourse(t *testing.T) {
 		if !strings.HasSuffix(p, ".go") {
 			continue
 		}
-		src, _ := fs.ReadFile(course.Pristine, p)
+		src, _ := fs.ReadFile(course.Files, p)
 		f, err := parser.ParseFile(fset, p, src, parser.ImportsOnly)
 		if err != nil {
 			t.Fatal(err)
@@ -180,17 +180,17 @@ func TestPristineMatchesTheCourse(t *testing.T) {
 				continue
 			}
 			if !dirs[dir] {
-				t.Errorf("%s imports %s, whose files Pristine does not embed", p, ip)
+				t.Errorf("%s imports %s, whose files Files does not embed", p, ip)
 			}
 		}
 	}
 	if !dirs["stages/01-windows"] || manifest["go.mod"] == "" {
-		t.Errorf("Pristine lacks the stage suites or go.mod")
+		t.Errorf("Files lacks the stage suites or go.mod")
 	}
 }
 
 func TestBuild(t *testing.T) {
-	cat, err := catalog.Load(stages.FS)
+	cat, err := catalog.Load(coursefiles.Stages())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func TestClassroomWorkflowGradesEveryStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	wf := string(data)
-	cat, err := catalog.Load(stages.FS)
+	cat, err := catalog.Load(coursefiles.Stages())
 	if err != nil {
 		t.Fatal(err)
 	}

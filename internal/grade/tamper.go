@@ -128,14 +128,18 @@ func Verify(root string, pristine fs.FS) ([]FileChange, error) {
 var buildExts = []string{".go", ".s", ".S", ".sx", ".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".m", ".f", ".F", ".for", ".f90", ".syso", ".swig", ".swigcxx"}
 
 // compiled reports whether the go tool would build the file into the
-// stage suites: a build file, not ignored (leading _ or .), and for the
-// shared packages not a test file.
+// stage suites: a build file, not ignored (a leading _ or . in its name or
+// a folder's), and for the shared packages not a test file.
 func compiled(p string) bool {
-	base := path.Base(p)
-	if strings.HasPrefix(base, "_") || strings.HasPrefix(base, ".") || !slices.Contains(buildExts, path.Ext(base)) {
+	for _, elem := range strings.Split(p, "/") {
+		if strings.HasPrefix(elem, "_") || strings.HasPrefix(elem, ".") {
+			return false // the go tool ignores such files and folders (a stage's _skeleton/)
+		}
+	}
+	if !slices.Contains(buildExts, path.Ext(p)) {
 		return false
 	}
-	return stageOf(p) != "" || !strings.HasSuffix(base, "_test.go")
+	return stageOf(p) != "" || !strings.HasSuffix(p, "_test.go")
 }
 
 // stageOf returns the stage ID of a file in a stage folder

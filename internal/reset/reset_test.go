@@ -11,11 +11,11 @@ import (
 
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/course"
-	"github.com/flk-byo/course/stages"
+	coursefiles "github.com/flk-byo/course"
 )
 
 func TestResetKeepsEveryByte(t *testing.T) {
-	cat, err := catalog.Load(stages.FS)
+	cat, err := catalog.Load(coursefiles.Stages())
 	require.NoError(t, err)
 	st02, _ := cat.ByID("02-keyed-partitioning")
 	sts := cat.Stages[:2]
