@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/flk-byo/course/internal/catalog"
 	coursefiles "github.com/flk-byo/course"
+	"github.com/flk-byo/course/internal/catalog"
 )
 
 func load(t *testing.T) *catalog.Catalog {

@@ -16,11 +16,11 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	coursefiles "github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/course"
 	"github.com/flk-byo/course/internal/progress"
 	"github.com/flk-byo/course/internal/term"
-	coursefiles "github.com/flk-byo/course"
 )
 
 // IO is what a run of de reads and writes: its streams, its environment and

@@ -6,8 +6,8 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/flk-byo/course/internal/catalog"
 	coursefiles "github.com/flk-byo/course"
+	"github.com/flk-byo/course/internal/catalog"
 )
 
 // bashCompletion and zshCompletion are urfave/cli v2's autocomplete

@@ -8,10 +8,10 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	coursefiles "github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/demo"
 	"github.com/flk-byo/course/internal/term"
-	coursefiles "github.com/flk-byo/course"
 )
 
 func demoCommand(sio IO) *ucli.Command {

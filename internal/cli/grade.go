@@ -13,10 +13,10 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	course "github.com/flk-byo/course"
+	coursefiles "github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/grade"
 	"github.com/flk-byo/course/internal/term"
-	coursefiles "github.com/flk-byo/course"
 )
 
 func gradeCommand(io IO) *ucli.Command {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	coursefiles "github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/course"
-	coursefiles "github.com/flk-byo/course"
 )
 
 // TestMain lets the test binary act as the real de binary inside scripts:

@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	coursefiles "github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/gotest"
 	"github.com/flk-byo/course/internal/progress"
 	"github.com/flk-byo/course/internal/term"
-	coursefiles "github.com/flk-byo/course"
 )
 
 // fakeRuns returns one scripted result per run: each maps test names of

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	coursefiles "github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/course"
-	coursefiles "github.com/flk-byo/course"
 )
 
 func TestFindRootFromSubfolder(t *testing.T) {

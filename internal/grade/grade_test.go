@@ -19,10 +19,10 @@ import (
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	course "github.com/flk-byo/course"
+	coursefiles "github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/gotest"
 	"github.com/flk-byo/course/internal/labpolicy"
-	coursefiles "github.com/flk-byo/course"
 )
 
 func TestShares(t *testing.T) {
