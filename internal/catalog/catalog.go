@@ -42,6 +42,11 @@ type Stage struct {
 	Solution     []string
 	SolutionNote string
 
+	// Race says that the stage's lesson is concurrency, so `de test` always
+	// builds its suite with the race detector; the others run without it
+	// unless asked (the race detector makes a run about twice as slow).
+	Race bool
+
 	// LabImports are the import paths outside the standard library and kit
 	// that a lab may use once it has reached this stage (a stage whose
 	// lesson is a library, such as an embedded store).
@@ -73,6 +78,7 @@ type file struct {
 		Solution   []string `json:"solution"`
 		Note       string   `json:"solution_note"`
 		LabImports []string `json:"lab_imports"`
+		Race       bool     `json:"race"`
 	} `json:"stages"`
 }
 
@@ -97,7 +103,7 @@ func Load(fsys fs.FS) (*Catalog, error) {
 		c.Stages = append(c.Stages, Stage{
 			Number: i + 1, Slug: s.Slug, Title: s.Title, Concept: s.Concept,
 			Points: s.Points, Ready: s.Ready, Solution: s.Solution, SolutionNote: s.Note,
-			LabImports: s.LabImports,
+			LabImports: s.LabImports, Race: s.Race,
 		})
 	}
 	return c, nil

@@ -53,7 +53,7 @@ Examples:
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` (the text report still goes to stdout)"},
 			&ucli.StringFlag{Name: "min-score", Value: "100%", Usage: "exit 1 below this score: points (350) or a percentage of the graded stages' points (80%)"},
 			&ucli.StringFlag{Name: "course", Usage: "grade the course tree in `DIR` instead of the current folder's"},
-			timeoutFlag(2 * time.Minute), raceFlag(),
+			timeoutFlag(2 * time.Minute), raceFlag("build every graded stage's suite with the race detector"),
 		},
 		Action: func(c *ucli.Context) error {
 			format := c.String("format")

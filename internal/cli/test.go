@@ -27,11 +27,11 @@ func testCommand(io IO) *ucli.Command {
 		Description: `Each test is shown with what it certifies; each failure with its message and the
 one go test command that re-runs it. With --solution, or LAB_MODULE=solution in the
 environment, the same stages run against the reference solution instead.`,
-		Flags: []ucli.Flag{
+		Flags: append([]ucli.Flag{
 			&ucli.BoolFlag{Name: "solution", Usage: "test the reference solution instead of lab/"},
 			&ucli.StringFlag{Name: "stage", Usage: "test stages 01..`NN` instead of 01..current"},
-			timeoutFlag(60 * time.Second), raceFlag(),
-		},
+			timeoutFlag(60 * time.Second),
+		}, raceFlags()...),
 		Action: func(c *ucli.Context) error {
 			e, err := loadEnv(io)
 			if err != nil {
@@ -41,7 +41,7 @@ environment, the same stages run against the reference solution instead.`,
 				solution: c.Bool("solution"),
 				stage:    c.String("stage"),
 				timeout:  c.Duration("timeout"),
-				race:     c.Bool("race"),
+				race:     raceMode(c),
 			})
 		},
 	}
@@ -54,16 +54,40 @@ func timeoutFlag(def time.Duration) *ucli.DurationFlag {
 	return &ucli.DurationFlag{Name: "timeout", Value: def, Usage: "time allowed per stage before its running test is reported as hung"}
 }
 
-// raceFlag is --race, shared by de test, de watch and de grade.
-func raceFlag() *ucli.BoolFlag {
-	return &ucli.BoolFlag{Name: "race", Value: true, Usage: "build with the race detector (needs cgo; without a C compiler de runs without it and says so); --race=false to turn off"}
+// raceFlag is --race, shared by de test, de watch and de grade: usage says
+// which stages it builds with the race detector.
+func raceFlag(usage string) *ucli.BoolFlag {
+	return &ucli.BoolFlag{Name: "race", Value: true, Usage: usage + " (needs cgo: without a C compiler de runs without it and says so); --race=false to turn off"}
+}
+
+// raceFlags are de test's and de watch's: the race detector for the stages
+// whose lesson is concurrency, --race-all for every stage.
+func raceFlags() []ucli.Flag {
+	return []ucli.Flag{
+		raceFlag("build the suites of the stages whose lesson is concurrency (02, 06) with the race detector"),
+		&ucli.BoolFlag{Name: "race-all", Usage: "build every stage's suite with the race detector (about twice as slow), as de grade does"},
+	}
+}
+
+// raceMode reads de test's and de watch's race flags.
+func raceMode(c *ucli.Context) int {
+	switch {
+	case !c.Bool("race"):
+		return raceOff
+	case c.Bool("race-all"):
+		return raceAll
+	}
+	return raceStages
 }
 
 type testOptions struct {
 	solution bool
 	stage    string
 	timeout  time.Duration
-	race     bool
+	race     int // raceStages, raceAll or raceOff
+	// firstDone, when set, is called with the run so far as soon as the
+	// current stage's results are in, before the earlier stages run.
+	firstDone func(*testRun)
 }
 
 // testRun is one `de test`: which stages ran against what, and what came back.
@@ -75,11 +99,20 @@ type testRun struct {
 }
 
 func (e *env) test(ctx context.Context, o testOptions) error {
+	// The current stage's verdict is printed as soon as it is in; the
+	// earlier stages, for regressions, follow.
+	var tl tally
+	o.firstDone = func(run *testRun) { e.printStage(run, run.stages[0], &tl) }
 	run, upTo, err := e.runTests(ctx, o)
 	if err != nil {
 		return err
 	}
-	if !e.report(run, upTo) {
+	for _, st := range run.stages {
+		if !tl.printed[st.ID()] {
+			e.printStage(run, st, &tl)
+		}
+	}
+	if !e.printSummary(run, upTo, &tl) {
 		return quietFailure
 	}
 	return e.recordPassed(run)
@@ -110,25 +143,75 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.St
 	}
 	run.stages = slices.Clone(e.cat.ReadyThrough(upTo.Number))
 	slices.Reverse(run.stages) // the current stage first
-	race, err := e.raceIfSupported(o.race)
+	wanted := o.race == raceAll || (o.race == raceStages && slices.ContainsFunc(run.stages, func(st catalog.Stage) bool { return st.Race }))
+	race, err := e.raceIfSupported(wanted)
 	if err != nil {
 		return nil, upTo, err
-	}
-	opts := gotest.Options{Dir: e.root, Tags: tags, Race: race, Timeout: o.timeout}
-	for _, st := range run.stages {
-		opts.Packages = append(opts.Packages, st.Package())
 	}
 	live := newLiveLine(e.Stderr, e.style)
-	opts.OnTest = live.test
-	live.printf("running go test -tags %s on %s …", tags, stageRange(run.stages))
-	run.result, err = gotest.RunPastCrashes(ctx, opts, e.expected, func(pkg string, crashed []string) {
-		live.printf("%s crashed its test binary; running %s's other tests …", strings.Join(crashed, ", "), path.Base(pkg))
-	})
-	live.done()
-	if err != nil {
-		return nil, upTo, err
+	defer live.done()
+	run.result = &gotest.Result{}
+	for i, batch := range batches(run.stages, race, o.race == raceAll) {
+		opts := gotest.Options{Dir: e.root, Tags: tags, Race: batch.race, Timeout: o.timeout, OnTest: live.test}
+		for _, st := range batch.stages {
+			opts.Packages = append(opts.Packages, st.Package())
+		}
+		what := "the current stage"
+		if i > 0 {
+			what = "the earlier stages, for regressions"
+		}
+		live.printf("running go test -tags %s on %s (%s%s) …", tags, stageRange(batch.stages), what, map[bool]string{true: ", -race"}[batch.race])
+		res, err := gotest.RunPastCrashes(ctx, opts, e.expected, func(pkg string, crashed []string) {
+			live.printf("%s crashed its test binary; running %s's other tests …", strings.Join(crashed, ", "), path.Base(pkg))
+		})
+		if err != nil {
+			return nil, upTo, err
+		}
+		run.result.Packages = append(run.result.Packages, res.Packages...)
+		run.result.Errors = append(run.result.Errors, res.Errors...)
+		if i == 0 && o.firstDone != nil {
+			live.done()
+			o.firstDone(run)
+		}
 	}
 	return run, upTo, nil
+}
+
+// The race modes of de test and de watch.
+const (
+	raceStages = iota // -race for the stages whose lesson is concurrency (the catalogue's "race")
+	raceAll           // -race for every stage (--race-all)
+	raceOff           // no -race (--race=false)
+)
+
+// batch is one go test invocation of a run: stages that build alike.
+type batch struct {
+	stages []catalog.Stage
+	race   bool
+}
+
+// batches splits a run's stages (current first) into go test invocations:
+// the current stage alone, so its verdict comes first, then the earlier
+// stages, those built with the race detector apart from those without.
+// race says whether the race detector can build at all; all, that every
+// stage wants it.
+func batches(stages []catalog.Stage, race, all bool) []batch {
+	wants := func(st catalog.Stage) bool { return race && (all || st.Race) }
+	out := []batch{{stages: stages[:1], race: wants(stages[0])}}
+	var with, without []catalog.Stage
+	for _, st := range stages[1:] {
+		if wants(st) {
+			with = append(with, st)
+		} else {
+			without = append(without, st)
+		}
+	}
+	for _, b := range []batch{{without, false}, {with, true}} {
+		if len(b.stages) > 0 {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // recordPassed records every stage of a run that passed against lab/ in
@@ -174,11 +257,38 @@ func (e *env) testTarget(stage, tags string) (catalog.Stage, error) {
 // report prints every stage's tests and the summary line, and reports
 // whether everything passed.
 func (e *env) report(run *testRun, target catalog.Stage) bool {
-	s := e.style
-	allOK := len(run.result.Errors) == 0
-	passed, total := 0, 0 // total counts every test of the catalogue, run or not
-	var firstFailure, shownBuildError string
+	var tl tally
 	for _, st := range run.stages {
+		e.printStage(run, st, &tl)
+	}
+	return e.printSummary(run, target, &tl)
+}
+
+// tally is what a report has counted so far, stage by stage.
+type tally struct {
+	failed                        bool
+	passed, total                 int // total counts every test of the catalogue, run or not
+	firstFailure, shownBuildError string
+	printed                       map[string]bool // stage IDs already printed
+}
+
+// printStage prints one stage's tests, as far as run holds them, and
+// counts them into tl.
+func (e *env) printStage(run *testRun, st catalog.Stage, tl *tally) {
+	s := e.style
+	if tl.printed == nil {
+		tl.printed = map[string]bool{}
+	}
+	tl.printed[st.ID()] = true
+	allOK, passed, total := true, 0, 0
+	firstFailure, shownBuildError := tl.firstFailure, tl.shownBuildError
+	defer func() {
+		tl.failed = tl.failed || !allOK
+		tl.passed += passed
+		tl.total += total
+		tl.firstFailure, tl.shownBuildError = firstFailure, shownBuildError
+	}()
+	{
 		docs, _ := e.cat.Tests(st)
 		certifies := map[string]string{}
 		for _, d := range docs {
@@ -190,7 +300,7 @@ func (e *env) report(run *testRun, target catalog.Stage) bool {
 		if pkg == nil {
 			e.printf("  %s\n", s.Red(fmt.Sprintf("0/%d passed: did not run", len(docs))))
 			allOK = false
-			continue
+			return
 		}
 		e.printf("  %s\n", stageScore(s, pkg, len(docs)))
 		if pkg.BuildError != "" {
@@ -252,6 +362,15 @@ func (e *env) report(run *testRun, target catalog.Stage) bool {
 			e.printf("  %s\n%s\n", s.Red("✗ the test binary failed outside any test:"), indent(strings.Join(limitLines(strings.Split(pkg.Crash, "\n"), 30), "\n"), "      "))
 		}
 	}
+}
+
+// printSummary prints what applies to the whole run (go's own errors, the
+// lab's findings) and the summary line, and reports whether everything
+// passed.
+func (e *env) printSummary(run *testRun, target catalog.Stage, tl *tally) bool {
+	s := e.style
+	allOK := !tl.failed && len(run.result.Errors) == 0
+	passed, total, firstFailure, shownBuildError := tl.passed, tl.total, tl.firstFailure, tl.shownBuildError
 	for _, line := range run.result.Errors {
 		e.printf("%s %s\n", s.Red("go:"), line)
 	}

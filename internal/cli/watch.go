@@ -33,12 +33,12 @@ Keys (type the letter, then Enter): h shows the next hint, q quits. Ctrl-C also 
 Changes are seen through file-system events; where those do not work (network
 folders, some containers and VMs) use --poll, which checks file sizes and times
 every --poll-interval.`,
-		Flags: []ucli.Flag{
+		Flags: append([]ucli.Flag{
 			&ucli.BoolFlag{Name: "poll", Usage: "check lab/ on an interval instead of using file-system events"},
 			&ucli.DurationFlag{Name: "poll-interval", Value: 500 * time.Millisecond, Usage: "how often --poll checks lab/"},
 			&ucli.DurationFlag{Name: "debounce", Value: 200 * time.Millisecond, Usage: "wait this long after the last change before re-running"},
-			timeoutFlag(60 * time.Second), raceFlag(),
-		},
+			timeoutFlag(60 * time.Second),
+		}, raceFlags()...),
 		Action: func(c *ucli.Context) error {
 			e, err := loadEnv(io)
 			if err != nil {
@@ -64,7 +64,7 @@ every --poll-interval.`,
 			}
 			defer src.Close()
 			changes := watch.Debounce(src.Changes(), c.Duration("debounce"), time.After)
-			o := testOptions{timeout: c.Duration("timeout"), race: c.Bool("race")}
+			o := testOptions{timeout: c.Duration("timeout"), race: raceMode(c)}
 			run := func(ctx context.Context) (*testRun, catalog.Stage, error) { return e.runTests(ctx, o) }
 			return e.watch(ctx, run, changes, readKeys(e.Stdin))
 		},
