@@ -1,0 +1,15 @@
+//go:build !linux
+
+package suite
+
+import (
+	"errors"
+	"fmt"
+)
+
+// CrashAtFileSize makes this process die as in a crash at the first write
+// that would grow a regular file past limit bytes. It needs Linux; here it
+// returns errors.ErrUnsupported. See crash_linux.go.
+func CrashAtFileSize(limit int64) error {
+	return fmt.Errorf("CrashAtFileSize(%d): %w (needs Linux)", limit, errors.ErrUnsupported)
+}
