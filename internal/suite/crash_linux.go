@@ -3,10 +3,15 @@
 package suite
 
 import (
+	"errors"
 	"fmt"
+	"os/exec"
 	"syscall"
 	"unsafe"
 )
+
+// FileSizeCrashes reports whether CrashAtFileSize works here (on Linux).
+const FileSizeCrashes = true
 
 // CrashAtFileSize makes this process die as in a crash at the first write
 // that would grow a regular file past limit bytes: the kernel writes the
@@ -51,4 +56,15 @@ func CrashAtFileSize(limit int64) error {
 		return fmt.Errorf("CrashAtFileSize: RLIMIT_FSIZE: %w", err)
 	}
 	return nil
+}
+
+// DiedAtFileSize reports whether err, from running a child process, says
+// it died as CrashAtFileSize makes it die: killed by SIGXFSZ.
+func DiedAtFileSize(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGXFSZ
 }

@@ -3,11 +3,8 @@
 package suite
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 )
 
@@ -27,11 +24,7 @@ func TestCrashAtFileSizeTearsTheWriteAndKills(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "torn")
 	out, err := RunChild(t.Name(), role, fileEnv+"="+file)
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
-		t.Fatalf("child = %v, want it killed by SIGXFSZ\n%s", err, out)
-	}
-	if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGXFSZ {
+	if !DiedAtFileSize(err) {
 		t.Fatalf("child = %v, want it killed by SIGXFSZ\n%s", err, out)
 	}
 	data, err := os.ReadFile(file)
