@@ -58,7 +58,7 @@ type TwoPhaseCommitSink struct {
 // previous sink left in dir: after a crash, use RecoverTwoPhaseCommitSink.
 func NewTwoPhaseCommitSink(dir string) (*TwoPhaseCommitSink, error) {
 	for _, sub := range []string{stagedDir, committedDir} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+		if err := mkdirDurable(filepath.Join(dir, sub)); err != nil {
 			return nil, fmt.Errorf("2pc sink: %w", err)
 		}
 	}
@@ -267,6 +267,28 @@ func writeFileSync(path string, data []byte) error {
 		return err
 	}
 	return f.Close()
+}
+
+// mkdirDurable creates the directory dir, and its missing parents as
+// os.MkdirAll does, durably. A directory is a name in its parent, and like a
+// file's name it is durable only once the parent is fsynced: without that
+// fsync, a power loss can take the new directory away, and every file
+// fsynced into it with it. The parent is fsynced even when dir exists
+// already: a run that crashed right after creating it never got that far.
+func mkdirDurable(dir string) error {
+	parent := filepath.Dir(dir)
+	if parent == dir {
+		return nil // the root
+	}
+	if _, err := os.Stat(parent); errors.Is(err, fs.ErrNotExist) {
+		if err := mkdirDurable(parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return syncDir(parent)
 }
 
 // syncDir fsyncs a directory, which makes the creation, renaming or removal
