@@ -102,10 +102,11 @@ func (s *TwoPhaseCommitSink) PreCommit(checkpointID int64) error {
 
 // Commit publishes the transaction pre-committed for checkpointID, by
 // renaming its staged file into committed/: atomically, a reader sees all of
-// it or nothing. Committing it again is a no-op (recovery commits every
-// pending transaction again, and a completion notice may come twice). An
-// id that was never pre-committed, or was aborted, is an error: its data is
-// not there to publish.
+// it or nothing (copying the bytes instead would show a reader the first
+// pages before the last ones are written). Committing it again is a no-op
+// (recovery commits every pending transaction again, and a completion
+// notice may come twice). An id that was never pre-committed, or was
+// aborted, is an error: its data is not there to publish.
 //
 // Commit works from the files, not from memory, so a recovered sink can
 // commit what the crashed one pre-committed.
@@ -114,8 +115,10 @@ func (s *TwoPhaseCommitSink) Commit(checkpointID int64) error {
 	err := os.Rename(staged, committed)
 	switch {
 	case err == nil:
-		// The rename is durable once the directories holding the old and the
-		// new name are.
+		// The new name is durable once committed/ is fsynced: until then a
+		// power loss could undo a commit that a reader has already seen.
+		// Fsyncing staged/ as well makes the old name's removal durable on
+		// every file system, so the staged file cannot come back.
 		if err := syncDir(filepath.Join(s.dir, committedDir)); err != nil {
 			return fmt.Errorf("2pc sink: commit of checkpoint %d: %w", checkpointID, err)
 		}
@@ -151,7 +154,9 @@ func (s *TwoPhaseCommitSink) Abort() error {
 
 // Pending returns the ids of the transactions this sink pre-committed and
 // has not committed yet, ascending. It is the sink's part of a checkpoint:
-// after a crash, RecoverTwoPhaseCommitSink needs exactly this list.
+// after a crash, RecoverTwoPhaseCommitSink needs exactly this list. It is a
+// copy: the job stores it in a checkpoint, which must keep the ids pending
+// when it was taken while the sink goes on committing.
 func (s *TwoPhaseCommitSink) Pending() []int64 {
 	return slices.Clone(s.pending)
 }
