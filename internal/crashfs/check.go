@@ -3,6 +3,7 @@ package crashfs
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os/exec"
 	"slices"
@@ -84,18 +85,12 @@ func CheckReaders(t *testing.T, tr *Trace, job Job) {
 	}
 	err := tr.ReplayLive(mirror, func(i int, op Op) error {
 		h.add(i, op)
-		if op.Kind == Mark {
-			switch op.Step {
-			case job.Stored:
-				stored = int(op.ID)
-			case job.Committed:
-				if seen < int(op.ID) {
-					return fail(fmt.Sprintf("at step %s a reader sees the output of checkpoints 1..%d only.", stepName(op.Step, op.ID), seen),
-						fmt.Sprintf("Once checkpoint %d is committed its output must be visible: the commit is what publishes it.", op.ID))
-				}
-			}
-			h.step = stepName(op.Step, op.ID)
-			return nil
+		switch {
+		case op.Kind == Mark && op.Step == job.Stored:
+			stored = int(op.ID)
+		case op.Kind == Mark && op.Step == job.Committed && seen < int(op.ID):
+			return fail(fmt.Sprintf("at step %s a reader sees the output of checkpoints 1..%d only.", stepName(op.Step, op.ID), seen),
+				fmt.Sprintf("Once checkpoint %d is committed its output must be visible: the commit is what publishes it.", op.ID))
 		}
 		if !op.mutates() {
 			return nil
@@ -123,29 +118,64 @@ func CheckReaders(t *testing.T, tr *Trace, job Job) {
 	}
 }
 
-// CheckPowerLoss simulates a power loss at up to n moments of tr, chosen
-// with rnd among tr.Cuts(), always including those right after checkpoint
-// 1, the last checkpoint and one checkpoint between are stored, and right
-// after each is committed. For each, in a parallel subtest, it writes what
-// survives into a new directory (see Trace.PowerLoss) and checks that
+// CheckPowerLoss simulates a power loss at up to n moments of tr (see
+// chooseCuts). For each, in a parallel subtest, it writes what survives
+// into a new directory (see Trace.PowerLoss) and checks that
 //
 //   - a reader sees every checkpoint whose output was committed before the
 //     power loss: nothing committed is lost, since a consumer may already
 //     have read it;
 //   - the job, restarted there (job.Command), finishes with exactly the
 //     output of an uninterrupted run.
+//
+// A failure shows what survived and why, and the operations that led there.
 func CheckPowerLoss(t *testing.T, tr *Trace, job Job, rnd *rand.Rand, n int) {
 	t.Helper()
+	for _, cut := range chooseCuts(tr, job, rnd, n) {
+		pl := powerLoss{cut: cut, dir: t.TempDir()}
+		h := history{tr: tr}
+		for i, op := range tr.Ops[:cut] {
+			h.add(i, op)
+			if op.Kind == Mark && op.Step == job.Committed {
+				pl.committed = int(op.ID)
+			}
+		}
+		report, err := tr.PowerLoss(cut, pl.dir)
+		if err != nil {
+			t.Fatalf("suite bug: %v", err)
+		}
+		pl.where = "at the end of the run"
+		if cut < len(tr.Ops) {
+			pl.where = fmt.Sprintf("right before op %d (%v)", cut, tr.Ops[cut])
+		}
+		if h.step != "" {
+			pl.where += ", after step " + h.step
+		}
+		pl.story = fmt.Sprintf("what survived the power loss (only what was fsynced):\n%s\n"+
+			"the job's operations on its Dir up to the power loss (by op number):\n%s", report, &h)
+		t.Run(fmt.Sprintf("power loss at op %d of %d", cut, len(tr.Ops)), func(t *testing.T) {
+			defer suite.Recover(t)
+			t.Parallel()
+			pl.check(t, job)
+		})
+	}
+}
+
+// chooseCuts returns up to n of tr.Cuts(), ascending, chosen with rnd but
+// always including those right after checkpoint 1, the last checkpoint and
+// one checkpoint between are stored, and right after each is committed:
+// the moments a missing fsync shows most.
+func chooseCuts(tr *Trace, job Job, rnd *rand.Rand, n int) []int {
 	cuts := tr.Cuts()
-	chosen := map[int]bool{}
 	marked := []int{1, job.Checkpoints}
 	if job.Checkpoints > 2 {
 		marked = append(marked, 2+rnd.IntN(job.Checkpoints-2))
 	}
+	chosen := map[int]bool{}
 	for i, op := range tr.Ops {
 		if op.Kind == Mark && slices.Contains(marked, int(op.ID)) && (op.Step == job.Stored || op.Step == job.Committed) {
-			// The last moment with the same durable state as right after
-			// the step: the next cut.
+			// The next cut is the last moment that leaves the same files
+			// as a power loss right after the step.
 			j, _ := slices.BinarySearch(cuts, i+1)
 			chosen[cuts[j]] = true
 		}
@@ -158,74 +188,49 @@ func CheckPowerLoss(t *testing.T, tr *Trace, job Job, rnd *rand.Rand, n int) {
 		}
 		chosen[c] = true
 	}
-	at := make([]int, 0, len(chosen))
-	for c := range chosen {
-		at = append(at, c)
-	}
-	slices.Sort(at)
+	return slices.Sorted(maps.Keys(chosen))
+}
 
-	for _, cut := range at {
-		h := history{tr: tr}
-		committed, stored := 0, 0
-		for i, op := range tr.Ops[:cut] {
-			h.add(i, op)
-			if op.Kind == Mark {
-				h.step = stepName(op.Step, op.ID)
-				switch op.Step {
-				case job.Stored:
-					stored = int(op.ID)
-				case job.Committed:
-					committed = int(op.ID)
-				}
-			}
-		}
-		dir := t.TempDir()
-		report, err := tr.PowerLoss(cut, dir)
-		if err != nil {
-			t.Fatalf("suite bug: %v", err)
-		}
-		where := "at the end of the run"
-		if cut < len(tr.Ops) {
-			where = fmt.Sprintf("right before op %d (%v)", cut, tr.Ops[cut])
-		}
-		if h.step != "" {
-			where += ", after step " + h.step
-		}
-		story := fmt.Sprintf("what survived the power loss (only what was fsynced):\n%s\nthe job's operations on its Dir up to the power loss (by op number):\n%s", report, &h)
-		name := fmt.Sprintf("power loss at op %d of %d", cut, len(tr.Ops))
-		t.Run(name, func(t *testing.T) {
-			defer suite.Recover(t)
-			t.Parallel()
-			k, err := job.Visible(dir)
-			switch {
-			case err != nil:
-				t.Fatalf("after a power loss %s, a reader saw something that is not the output of whole checkpoints: %v\n\n%s", where, err, story)
-			case k < committed:
-				t.Fatalf("after a power loss %s, a reader sees the output of checkpoints 1..%d, but checkpoint %d was committed before it.\n"+
-					"Once a commit returns, a consumer may read the output and act on it: a power loss must not take it back.\n"+
-					"Durable means fsynced: the file's data, and the folder holding its name after a create or rename (a new folder\n"+
-					"is a name in its parent too).\n\n%s", where, k, committed, story)
-			}
-			_ = stored
-			out, err := job.Command(dir).CombinedOutput()
-			if err != nil {
-				t.Fatalf("after a power loss %s, the job restarted on what survived failed (%v): a restart must recover from any\n"+
-					"state a power loss leaves, which is only what was fsynced.\n\n%s\nchild output:\n%s", where, err, story, out)
-			}
-			k, err = job.Visible(dir)
-			if err == nil && k != job.Checkpoints {
-				err = fmt.Errorf("it shows the output of checkpoints 1..%d only, of %d", k, job.Checkpoints)
-			}
-			if err != nil {
-				t.Fatalf("after a power loss %s and a restart of the job on what survived, the output is not the uninterrupted run's: %v\n"+
-					"A restart must recover from any state a power loss leaves, which is only what was fsynced: the latest checkpoint\n"+
-					"that survived, and the transactions it lists.\n\n%s", where, err, story)
-			}
-		})
+// powerLoss is one moment CheckPowerLoss checks.
+type powerLoss struct {
+	cut       int    // the power fails right before tr.Ops[cut]
+	dir       string // what survived
+	committed int    // the last checkpoint committed before it
+	where     string // the moment, for a message
+	story     string // what survived and the operations before, for a message
+}
+
+// check checks what survived the power loss, then restarts the job on it.
+func (pl powerLoss) check(t *testing.T, job Job) {
+	t.Helper()
+	k, err := job.Visible(pl.dir)
+	switch {
+	case err != nil:
+		t.Fatalf("after a power loss %s, a reader saw something that is not the output of whole checkpoints: %v\n\n%s", pl.where, err, pl.story)
+	case k < pl.committed:
+		t.Fatalf("after a power loss %s, a reader sees the output of checkpoints 1..%d, but checkpoint %d was committed before it.\n"+
+			"Once a commit returns, a consumer may read the output and act on it: a power loss must not take it back.\n"+
+			"Durable means fsynced: a file's data, and the folder holding its name after a create or rename (a new folder\n"+
+			"is a name in its parent too).\n\n%s", pl.where, k, pl.committed, pl.story)
+	}
+	out, err := job.Command(pl.dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("after a power loss %s, the job restarted on what survived failed (%v): a restart must recover from any\n"+
+			"state a power loss leaves, which is only what was fsynced.\n\n%s\nchild output:\n%s", pl.where, err, pl.story, out)
+	}
+	k, err = job.Visible(pl.dir)
+	if err == nil && k != job.Checkpoints {
+		err = fmt.Errorf("it shows the output of checkpoints 1..%d only, of %d", k, job.Checkpoints)
+	}
+	if err != nil {
+		t.Fatalf("after a power loss %s and a restart of the job on what survived, the output is not the uninterrupted run's: %v\n"+
+			"A restart must recover from any state a power loss leaves, which is only what was fsynced: the latest checkpoint\n"+
+			"that survived, and the transactions it lists.\n\n%s", pl.where, err, pl.story)
 	}
 }
 
-// history keeps the last operations of a replay, for a failure message.
+// history keeps the last operations of a replay, and its last step, for a
+// failure message.
 type history struct {
 	tr    *Trace
 	lines []string
@@ -236,6 +241,9 @@ type history struct {
 
 // add records op, the i-th of the trace (a piece of it, for a write).
 func (h *history) add(i int, op Op) {
+	if op.Kind == Mark {
+		h.step = stepName(op.Step, op.ID)
+	}
 	whole := h.tr.Ops[i]
 	h.last, h.piece = i, ""
 	if op.Kind == Write && len(op.Data) < len(whole.Data) {

@@ -18,17 +18,21 @@ import (
 //     change of a directory entry (create, mkdir, link, rename, remove) is
 //     durable once the directory it is charged to has been fsynced after
 //     it: the directory holding the new name, for a rename its target
-//     directory, for a removal the directory it was removed from. A sync of
-//     everything makes everything durable. The traced directory itself is
-//     durable: the test made it.
+//     directory, for a removal the directory it was removed from. It takes
+//     with it the earlier changes of the same file or the same name, which
+//     no file system makes durable out of order (a rename cannot outlive
+//     the creation of what it renamed). A sync of everything makes
+//     everything durable. The traced directory itself is durable: the test
+//     made it.
 //
 // This is the strictest outcome POSIX allows, and the one a careful program
 // must survive: a file system may write anything back earlier, but it only
 // promises what was fsynced.
 type model struct {
-	nodes map[int]*node
-	next  int // the next inode number
-	seq   int // numbers entry changes, to make them durable in order
+	nodes   map[int]*node
+	next    int      // the next inode number
+	seq     int      // numbers entry changes, to make them durable in order
+	pending []change // entry changes not durable yet, in order
 }
 
 // nodeKind is what an inode is.
@@ -50,7 +54,6 @@ type node struct {
 
 	entries map[string]int // a directory's live entries: name → inode
 	durable map[string]int // a directory's durable entries
-	pending []change       // entry changes charged to this directory, not durable yet
 }
 
 // entry is a name in a directory.
@@ -59,10 +62,11 @@ type entry struct {
 	name string
 }
 
-// change is an entry change waiting for an fsync of its directory.
+// change is an entry change waiting for an fsync of dir, the directory it
+// is charged to.
 type change struct {
-	seq int
-	op  Op
+	seq, dir int
+	op       Op
 }
 
 // rootIno is the inode of the traced directory.
@@ -122,12 +126,7 @@ func (m *model) apply(op Op) (durableChanged bool) {
 	case Sync:
 		n := m.nodes[op.ino]
 		if n.kind == dirNode {
-			changed := false
-			for _, c := range n.pending {
-				changed = m.makeDurable(c.op) || changed
-			}
-			n.pending = nil
-			return changed
+			return m.flush(func(c change) bool { return c.dir == op.ino })
 		}
 		if bytes.Equal(n.synced, n.data) {
 			return false
@@ -135,16 +134,7 @@ func (m *model) apply(op Op) (durableChanged bool) {
 		n.synced = slices.Clone(n.data)
 		return true
 	case SyncAll:
-		var all []change
-		for _, n := range m.nodes {
-			all = append(all, n.pending...)
-			n.pending = nil
-		}
-		slices.SortFunc(all, func(a, b change) int { return a.seq - b.seq })
-		changed := false
-		for _, c := range all {
-			changed = m.makeDurable(c.op) || changed
-		}
+		changed := m.flush(func(change) bool { return true })
 		for _, n := range m.nodes {
 			if n.kind == fileNode && !bytes.Equal(n.synced, n.data) {
 				n.synced, changed = slices.Clone(n.data), true
@@ -158,8 +148,74 @@ func (m *model) apply(op Op) (durableChanged bool) {
 // charge records an entry change as waiting for an fsync of dir.
 func (m *model) charge(dir int, op Op) {
 	m.seq++
-	d := m.nodes[dir]
-	d.pending = append(d.pending, change{m.seq, op})
+	m.pending = append(m.pending, change{m.seq, dir, op})
+}
+
+// flush makes the pending changes that match durable, in order, and reports
+// whether the durable view changed.
+func (m *model) flush(match func(change) bool) bool {
+	changed := false
+	for {
+		i := slices.IndexFunc(m.pending, match)
+		if i < 0 {
+			return changed
+		}
+		changed = m.commit(m.pending[i].seq) || changed
+	}
+}
+
+// commit makes the pending change seq durable, after the earlier pending
+// changes of the same inode or name.
+func (m *model) commit(seq int) bool {
+	at := func() int { return slices.IndexFunc(m.pending, func(c change) bool { return c.seq == seq }) }
+	c := m.pending[at()]
+	changed := false
+	for {
+		i := at()
+		j := slices.IndexFunc(m.pending[:i], func(e change) bool { return related(e.op, c.op) })
+		if j < 0 {
+			m.pending = slices.Delete(m.pending, i, i+1)
+			return m.makeDurable(c.op) || changed
+		}
+		changed = m.commit(m.pending[j].seq) || changed
+	}
+}
+
+// related reports whether two entry changes touch the same inode or name.
+func related(a, b Op) bool {
+	if a.ino == b.ino {
+		return true
+	}
+	for _, x := range a.entries() {
+		if slices.Contains(b.entries(), x) {
+			return true
+		}
+	}
+	return false
+}
+
+// entries returns the names an entry change touches.
+func (op Op) entries() []entry {
+	switch op.Kind {
+	case Create, Mkdir, Symlink, Remove:
+		return []entry{{op.dir, op.name}}
+	case Link:
+		return []entry{{op.newDir, op.newName}}
+	case Rename:
+		return []entry{{op.dir, op.name}, {op.newDir, op.newName}}
+	}
+	return nil
+}
+
+// pendingOf returns the entry changes of ino that are not durable yet.
+func (m *model) pendingOf(ino int) []change {
+	var out []change
+	for _, c := range m.pending {
+		if c.op.ino == ino {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // makeDurable applies an entry change to the durable view and reports

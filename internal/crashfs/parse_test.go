@@ -2,6 +2,7 @@ package crashfs
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -206,9 +207,9 @@ func TestCutsAndSurvival(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"n ", "lost (4 bytes): its name is not durable: Dir was not fsynced",
-		"s/t", "lost (8 bytes): its name is not durable: s was not fsynced",
-		"old", "back (0 bytes): the run had removed or renamed it",
+		"n ", "lost (4 bytes): not durable yet: create n (Dir not fsynced since)",
+		"s/t", "lost (8 bytes): not durable yet: create s/t (s not fsynced since)",
+		"old", "back (0 bytes): not durable yet: remove old (Dir not fsynced since)",
 		"s  ", "folder, whole",
 	} {
 		if !strings.Contains(report, want) {
@@ -219,7 +220,7 @@ func TestCutsAndSurvival(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "lost (folder): its name is not durable: Dir was not fsynced"; !strings.Contains(report, want) {
+	if want := "lost (folder): not durable yet: mkdir s (Dir not fsynced since)"; !strings.Contains(report, want) {
 		t.Errorf("the survival report before Dir's fsync has no %q:\n%s", want, report)
 	}
 	if _, err := tr.PowerLoss(len(tr.Ops)+1, t.TempDir()); err == nil {
@@ -243,5 +244,35 @@ func TestVerifySeesWhatTheTraceMissed(t *testing.T) {
 	}
 	if err := (&Trace{Dir: "/d", final: map[string]file{}}).Verify(dir); err == nil || !strings.Contains(err.Error(), "f: in the directory, not in the trace") {
 		t.Errorf("Verify of a file the trace never made = %v, want an error naming it", err)
+	}
+}
+
+// TestDurableChangesKeepTheirOrder checks that an entry change made durable
+// takes the earlier changes of the same file along: fsyncing the folder a
+// file was renamed into makes the rename durable, creation included, and a
+// later fsync of the folder it was created in cannot bring the old name
+// back.
+func TestDurableChangesKeepTheirOrder(t *testing.T) {
+	tr := trace(t,
+		`mkdirat(AT_FDCWD, "/d/s", 0755) = 0`,
+		`mkdirat(AT_FDCWD, "/d/c", 0755) = 0`,
+		`openat(AT_FDCWD, "/d", O_RDONLY) = 3`,
+		`fsync(3) = 0`,
+		`openat(AT_FDCWD, "/d/s/x", O_WRONLY|O_CREAT|O_EXCL, 0644) = 4`,
+		`write(4, "data", 4) = 4`,
+		`fsync(4) = 0`,
+		`renameat(AT_FDCWD, "/d/s/x", AT_FDCWD, "/d/c/x") = 0`,
+		`openat(AT_FDCWD, "/d/c", O_RDONLY) = 5`,
+		`fsync(5) = 0`,
+		`openat(AT_FDCWD, "/d/s", O_RDONLY) = 6`,
+		`fsync(6) = 0`,
+	)
+	dir := t.TempDir()
+	if _, err := tr.PowerLoss(len(tr.Ops), dir); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"s": "/", "c": "/", "c/x": "data"}
+	if got := render(t, dir); !maps.Equal(got, want) {
+		t.Errorf("durable view = %q, want %q", got, want)
 	}
 }

@@ -125,16 +125,16 @@ func (tr *Trace) PowerLoss(at int, dir string) (report string, err error) {
 	for _, op := range tr.Ops[:at] {
 		m.apply(op)
 	}
-	durable := m.view(true)
-	if err := materialize(durable, dir); err != nil {
+	if err := materialize(m.view(true), dir); err != nil {
 		return "", err
 	}
-	return survival(m.view(false), durable), nil
+	return survival(m), nil
 }
 
 // survival describes, path by path, what a power loss leaves of the live
-// view: what is lost, cut short or back from the dead, and why.
-func survival(live, durable map[string]file) string {
+// view of m: what is lost, cut short or back from the dead, and why.
+func survival(m *model) string {
+	live, durable := m.view(false), m.view(true)
 	var b strings.Builder
 	row := func(p, what string) { fmt.Fprintf(&b, "  %-28s %s\n", p, what) }
 	size := func(f file) string {
@@ -143,17 +143,24 @@ func survival(live, durable map[string]file) string {
 		}
 		return fmt.Sprintf("%d bytes", len(f.data))
 	}
+	// why lists the changes of ino's names that are not durable yet.
+	why := func(ino int) string {
+		var parts []string
+		for _, c := range m.pendingOf(ino) {
+			parts = append(parts, fmt.Sprintf("%v (%s not fsynced since)", c.op, show(m.path(c.dir))))
+		}
+		return strings.Join(parts, ", ")
+	}
 	for _, p := range sortedKeys(live) {
 		l := live[p]
 		d, ok := durable[p]
 		switch {
 		case !ok && parentLost(p, durable):
-			row(p, fmt.Sprintf("lost (%s): the folder holding it is lost", size(l)))
+			row(p, fmt.Sprintf("lost (%s) with the folder holding it", size(l)))
 		case !ok:
-			row(p, fmt.Sprintf("lost (%s): its name is not durable: %s was not fsynced after the name was created or renamed there",
-				size(l), show(filepath.ToSlash(filepath.Dir(p)))))
+			row(p, fmt.Sprintf("lost (%s): not durable yet: %s", size(l), why(l.ino)))
 		case d.ino != l.ino:
-			row(p, fmt.Sprintf("%s: the file this name had before its last rename, which was not made durable", size(d)))
+			row(p, fmt.Sprintf("%s: the file this name had before, since %s", size(d), why(l.ino)))
 		case l.kind == fileNode && len(d.data) == 0 && len(l.data) > 0:
 			row(p, fmt.Sprintf("0 of %d bytes survive: never fsynced", len(l.data)))
 		case l.kind == fileNode && string(d.data) != string(l.data):
@@ -164,7 +171,7 @@ func survival(live, durable map[string]file) string {
 	}
 	for _, p := range sortedKeys(durable) {
 		if _, ok := live[p]; !ok {
-			row(p, fmt.Sprintf("back (%s): the run had removed or renamed it, but that was not made durable", size(durable[p])))
+			row(p, fmt.Sprintf("back (%s): not durable yet: %s", size(durable[p]), why(durable[p].ino)))
 		}
 	}
 	if b.Len() == 0 {
