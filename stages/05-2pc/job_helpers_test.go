@@ -53,22 +53,22 @@ func randomSpec(r *rand.Rand, cfg Config, n, every int, disorder int64) jobSpec 
 // without allowed lateness and one with it (so the output holds updates),
 // both with late events and redeliveries, and a source length that is not a
 // multiple of the checkpoint interval, so the final checkpoint is its own.
-func crashSpecs(r *rand.Rand) []jobSpec { return crashSpecsOf(r, 80) }
-
-// crashSpecsOf returns jobs like crashSpecs' with about n source events
-// (n to 1.4·n before redeliveries).
-func crashSpecsOf(r *rand.Rand, n int) []jobSpec {
-	mk := func(cfg Config, disorder int64) jobSpec {
-		for {
-			s := randomSpec(r, cfg, n+r.IntN(n*3/8), 7+r.IntN(4), disorder)
-			if len(s.Source)%s.Every != 0 {
-				return s
-			}
-		}
-	}
+func crashSpecs(r *rand.Rand) []jobSpec {
 	return []jobSpec{
-		mk(Config{WindowSize: 100, WatermarkDelay: 40}, 80),
-		mk(Config{WindowSize: 150, WatermarkDelay: 30, AllowedLateness: 200}, 120),
+		unevenSpec(r, Config{WindowSize: 100, WatermarkDelay: 40}, 80, 7, 80),
+		unevenSpec(r, Config{WindowSize: 150, WatermarkDelay: 30, AllowedLateness: 200}, 80, 7, 120),
+	}
+}
+
+// unevenSpec returns a randomSpec of n to 1.375·n events (before
+// redeliveries), checkpointing every `every` to every+3 of them, drawn again
+// until the source length is not a multiple of the interval.
+func unevenSpec(r *rand.Rand, cfg Config, n, every int, disorder int64) jobSpec {
+	for {
+		s := randomSpec(r, cfg, n+r.IntN(n*3/8), every+r.IntN(4), disorder)
+		if len(s.Source)%s.Every != 0 {
+			return s
+		}
 	}
 }
 
