@@ -276,3 +276,24 @@ func TestDurableChangesKeepTheirOrder(t *testing.T) {
 		t.Errorf("durable view = %q, want %q", got, want)
 	}
 }
+
+// render turns a directory into scenarioViews' form.
+func render(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	tree, err := readTree(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for p, f := range tree {
+		switch f.kind {
+		case dirNode:
+			out[p] = "/"
+		case symlinkNode:
+			out[p] = "-> " + f.target
+		default:
+			out[p] = string(f.data)
+		}
+	}
+	return out
+}
