@@ -284,7 +284,7 @@ func runJobChild(t *testing.T) {
 			t.Fatalf("child: bad %s=%q", crashEnv, c)
 		}
 	}
-	if crashStep == tornWrite {
+	if crashStep == tornWrite { // the kernel kills this run, not OnStep
 		if err := suite.CrashAtFileSize(int64(crashAt)); err != nil {
 			t.Fatalf("child: %v", err)
 		}
@@ -360,9 +360,10 @@ func writeSpec(t *testing.T, spec jobSpec) func(dir string) []string {
 
 // runWithCrashes runs spec in a new dir as a sequence of child processes of
 // the test binary: each killed at its point of plan (SIGKILL at a step, or
-// the kernel's SIGXFSZ in a torn write, which can only be the last crash),
-// then one without a crash. It stops the test if a child was not killed
-// where planned, or the last one did not succeed, and returns the run.
+// the kernel's SIGXFSZ in a torn write; where a run resumes after a torn
+// write is unknown, so only torn writes may follow one), then one without a
+// crash. It stops the test if a child was not killed where planned, or the
+// last one did not succeed, and returns the run.
 func runWithCrashes(t *testing.T, spec jobSpec, o oracle, plan []crashPoint) *crashRun {
 	t.Helper()
 	cr := &crashRun{t: t, test: strings.SplitN(t.Name(), "/", 2)[0], spec: spec, o: o, plan: plan, dir: t.TempDir()}
