@@ -36,7 +36,9 @@ const maxString = 1 << 24
 // and returns what it did under dir (absolute, and empty when cmd starts),
 // with cmd's combined output. It fails if cmd fails, or if the trace does
 // not account for what cmd left in dir (see Trace.Verify). Where strace is
-// not installed, it returns an error wrapping ErrNoStrace.
+// not installed, or may not trace (no ptrace permission), the error is or
+// wraps ErrNoStrace. It needs strace 5.3 or later (--seccomp-bpf, which
+// stops the traced process only at the traced calls).
 //
 // cmd is changed to run strace, which runs cmd's program. The trace shows
 // only the file operations, not the run's output or timing, so a traced run
@@ -44,7 +46,7 @@ const maxString = 1 << 24
 func Record(cmd *exec.Cmd, dir string) (*Trace, []byte, error) {
 	strace, err := exec.LookPath("strace")
 	if err != nil {
-		return nil, nil, fmt.Errorf("crashfs: %w", ErrNoStrace)
+		return nil, nil, ErrNoStrace
 	}
 	if cmd.Err != nil {
 		return nil, nil, cmd.Err
