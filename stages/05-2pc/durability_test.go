@@ -57,8 +57,13 @@ func TestJobSurvivesTornWrites(t *testing.T) {
 		}
 		// Between the two largest sizes only the largest file grows past
 		// the limit, late in the run: the checkpoint.
-		second := int(sizes[max(0, len(sizes)-2)])
-		add("near the end of its largest file", crashPoint{tornWrite, second + rnd.IntN(max(1, largest-second))})
+		second := 0 // the largest size below the largest
+		for _, n := range sizes {
+			if int(n) < largest {
+				second = int(n)
+			}
+		}
+		add("near the end of its largest file", crashPoint{tornWrite, second + rnd.IntN(largest-second)})
 		if i == 0 {
 			add("at its first write", crashPoint{tornWrite, 0})
 			add("in a small file", crashPoint{tornWrite, 1 + rnd.IntN(max(1, smallest-1))})
