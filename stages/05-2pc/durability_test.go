@@ -141,9 +141,7 @@ func tornSpecs(r *rand.Rand) []jobSpec {
 
 // pagesSpec returns a job, and its oracle, whose every transaction spans
 // more than a page in any format (over a hundred results, each with a key
-// of 26 bytes), whose every checkpoint has results (so that what a reader
-// sees names one checkpoint), and whose source length is not a multiple of
-// its interval.
+// of 26 bytes), and whose source length is not a multiple of its interval.
 func pagesSpec(t *testing.T, r *rand.Rand) (jobSpec, oracle) {
 	t.Helper()
 	keys := make([]string, 300)
@@ -174,6 +172,7 @@ func durabilityJob(t *testing.T, spec jobSpec, o oracle) crashfs.Job {
 		Command:     func(dir string) *exec.Cmd { return suite.ChildCommand(test, jobChildRole, env(dir)...) },
 		Checkpoints: o.checkpoints(),
 		Visible:     o.visible,
+		Empty:       o.empty,
 		Stored:      string(StepStored),
 		Committed:   string(StepAfterCommit),
 	}

@@ -115,10 +115,9 @@ func (o oracle) writesThrough(c int) int { return len(o.through(c)) }
 func (o oracle) writes() int { return o.writesThrough(o.checkpoints()) }
 
 // visible returns k when ReadCommitted(dir) is exactly the output of
-// checkpoints 1..k, or an error that says what it returned instead: the
-// reader's view that crashfs's checks need. If a checkpoint has no output,
-// two values of k are the same view; the durability tests use jobs whose
-// every checkpoint has output.
+// checkpoints 1..k (the largest such k, when checkpoints without output make
+// several fit), or an error that says what it returned instead: the reader's
+// view that crashfs's checks need.
 func (o oracle) visible(dir string) (int, error) {
 	got, err := ReadCommitted(dir)
 	if err != nil {
@@ -147,6 +146,9 @@ func (o oracle) visible(dir string) (int, error) {
 	}
 	return 0, fmt.Errorf("%s, which are not checkpoint %d's %d results:\n%s%s", what, k+1, len(next), diffResults(rest, next), sideBySide(rest, next))
 }
+
+// empty reports whether checkpoint c (1-based) has no results.
+func (o oracle) empty(c int) bool { return len(o.perCheckpoint[c-1]) == 0 }
 
 // checkpointOfWrite returns the checkpoint whose transaction holds the
 // w-th write (1-based) of an uninterrupted run.
