@@ -175,13 +175,17 @@ type output struct {
 }
 
 // recoverOutput recovers the sink in dir after the checkpoint lastID (0
-// for a fresh start) with its pending transactions. It recovers even on a
-// fresh start (pending is nil then): a run that crashed before its first
-// checkpoint completed may have left a staged transaction, which must be
-// aborted, not committed.
+// for a fresh start) with its pending transactions, and makes sure the
+// checkpoints' folder exists, durably. It recovers even on a fresh start
+// (pending is nil then): a run that crashed before its first checkpoint
+// completed may have left a staged transaction, which must be aborted, not
+// committed.
 func recoverOutput(dir string, onStep func(Step, int64), lastID int64, pending []int64) (*output, error) {
 	sink, err := RecoverTwoPhaseCommitSink(dir, pending)
 	if err != nil {
+		return nil, err
+	}
+	if err := mkdirDurable(filepath.Join(dir, checkpointsDir)); err != nil {
 		return nil, err
 	}
 	return &output{dir: dir, sink: sink, onStep: onStep, nextID: lastID + 1}, nil
@@ -244,16 +248,17 @@ func (o *output) checkpoint(ck interface{ setPending([]int64) }) error {
 }
 
 // storeCheckpoint writes ck as JSON, durably and atomically, to
-// dir/checkpoints/<id>.json: a temporary file, fsynced, then renamed into
-// place and the directory fsynced. Until the rename a crash leaves at most a
-// temporary file, which readLatestCheckpoint ignores: a checkpoint is
-// complete exactly when its final name exists. Older checkpoints are then
-// deleted (Flink retains one by default, state.checkpoints.num-retained).
+// dir/checkpoints/<id>.json (recoverOutput made the folder): a temporary
+// file, fsynced, then renamed into place and the folder fsynced. Until the
+// rename a crash leaves at most a temporary file, which readLatestCheckpoint
+// ignores: a checkpoint is complete exactly when its final name exists.
+// Writing the final name in place instead would leave a torn checkpoint
+// after a crash mid-write, and the job could not restart. Older checkpoints
+// are then deleted (Flink retains one by default,
+// state.checkpoints.num-retained); a power loss may bring one back, which
+// is harmless: the latest checkpoint is the one with the highest id.
 func storeCheckpoint(dir string, id int64, ck any) error {
 	cdir := filepath.Join(dir, checkpointsDir)
-	if err := os.MkdirAll(cdir, 0o755); err != nil {
-		return err
-	}
 	data, err := json.Marshal(ck)
 	if err != nil {
 		return err

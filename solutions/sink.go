@@ -58,7 +58,7 @@ type TwoPhaseCommitSink struct {
 // previous sink left in dir: after a crash, use RecoverTwoPhaseCommitSink.
 func NewTwoPhaseCommitSink(dir string) (*TwoPhaseCommitSink, error) {
 	for _, sub := range []string{stagedDir, committedDir} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+		if err := mkdirDurable(filepath.Join(dir, sub)); err != nil {
 			return nil, fmt.Errorf("2pc sink: %w", err)
 		}
 	}
@@ -102,10 +102,11 @@ func (s *TwoPhaseCommitSink) PreCommit(checkpointID int64) error {
 
 // Commit publishes the transaction pre-committed for checkpointID, by
 // renaming its staged file into committed/: atomically, a reader sees all of
-// it or nothing. Committing it again is a no-op (recovery commits every
-// pending transaction again, and a completion notice may come twice). An
-// id that was never pre-committed, or was aborted, is an error: its data is
-// not there to publish.
+// it or nothing (copying the bytes instead would show a reader the first
+// pages before the last ones are written). Committing it again is a no-op
+// (recovery commits every pending transaction again, and a completion
+// notice may come twice). An id that was never pre-committed, or was
+// aborted, is an error: its data is not there to publish.
 //
 // Commit works from the files, not from memory, so a recovered sink can
 // commit what the crashed one pre-committed.
@@ -114,8 +115,10 @@ func (s *TwoPhaseCommitSink) Commit(checkpointID int64) error {
 	err := os.Rename(staged, committed)
 	switch {
 	case err == nil:
-		// The rename is durable once the directories holding the old and the
-		// new name are.
+		// The new name is durable once committed/ is fsynced: until then a
+		// power loss could undo a commit that a reader has already seen.
+		// Fsyncing staged/ as well makes the old name's removal durable on
+		// every file system, so the staged file cannot come back.
 		if err := syncDir(filepath.Join(s.dir, committedDir)); err != nil {
 			return fmt.Errorf("2pc sink: commit of checkpoint %d: %w", checkpointID, err)
 		}
@@ -151,7 +154,9 @@ func (s *TwoPhaseCommitSink) Abort() error {
 
 // Pending returns the ids of the transactions this sink pre-committed and
 // has not committed yet, ascending. It is the sink's part of a checkpoint:
-// after a crash, RecoverTwoPhaseCommitSink needs exactly this list.
+// after a crash, RecoverTwoPhaseCommitSink needs exactly this list. It is a
+// copy: the job stores it in a checkpoint, which must keep the ids pending
+// when it was taken while the sink goes on committing.
 func (s *TwoPhaseCommitSink) Pending() []int64 {
 	return slices.Clone(s.pending)
 }
@@ -267,6 +272,28 @@ func writeFileSync(path string, data []byte) error {
 		return err
 	}
 	return f.Close()
+}
+
+// mkdirDurable creates the directory dir, and its missing parents as
+// os.MkdirAll does, durably. A directory is a name in its parent, and like a
+// file's name it is durable only once the parent is fsynced: without that
+// fsync, a power loss can take the new directory away, and every file
+// fsynced into it with it. The parent is fsynced even when dir exists
+// already: a run that crashed right after creating it never got that far.
+func mkdirDurable(dir string) error {
+	parent := filepath.Dir(dir)
+	if parent == dir {
+		return nil // the root
+	}
+	if _, err := os.Stat(parent); errors.Is(err, fs.ErrNotExist) {
+		if err := mkdirDurable(parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return syncDir(parent)
 }
 
 // syncDir fsyncs a directory, which makes the creation, renaming or removal

@@ -156,11 +156,18 @@ func ChildRole() string { return os.Getenv(ChildEnv) }
 // that something does not depend on the process: a hash, a restore, a
 // recovery after a crash.
 func RunChild(test, role string, env ...string) ([]byte, error) {
+	return ChildCommand(test, role, env...).CombinedOutput()
+}
+
+// ChildCommand returns the command RunChild runs, not started, for a caller
+// that runs the child another way: under a tracer (see internal/crashfs),
+// or with its own output handling.
+func ChildCommand(test, role string, env ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
 	// Under -race a process sleeps a second at exit (GORACE's
 	// atexit_sleep_ms defaults to 1000); the child has nothing to wait for.
 	cmd.Env = append(os.Environ(), ChildEnv+"="+role,
 		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	cmd.Env = append(cmd.Env, env...)
-	return cmd.CombinedOutput()
+	return cmd
 }

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -104,5 +105,22 @@ func TestErrorCapShowsTheFirstAndCountsTheRest(t *testing.T) {
 	want := []string{"failure 0", "failure 1", "… and 3 more failures like these"}
 	if !slices.Equal(r.errs, want) {
 		t.Errorf("got %q, want %q", r.errs, want)
+	}
+}
+
+// TestChildCommandIsRunChildsCommand checks that ChildCommand runs this
+// test again in the child role with the extra environment.
+func TestChildCommandIsRunChildsCommand(t *testing.T) {
+	const role, env = "child-command", "FLK_SUITE_CHILD_SAYS"
+	if ChildRole() == role {
+		os.Stdout.WriteString("child says " + os.Getenv(env) + "\n")
+		return
+	}
+	out, err := ChildCommand(t.Name(), role, env+"=hello").Output()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if want := "child says hello\n"; len(out) < len(want) || string(out[:len(want)]) != want {
+		t.Errorf("child printed %q, want it to start with %q", out, want)
 	}
 }

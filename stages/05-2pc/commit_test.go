@@ -3,6 +3,7 @@
 package twophase
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
@@ -130,6 +131,92 @@ func TestCommitOfUnknownCheckpointFails(t *testing.T) {
 	expectPending(t, s, "after a failed Commit(3)", []int64{2}, "checkpoint 2 is still pre-committed and waiting for its commit")
 	commit(t, s, 2, "checkpoint 2 was pre-committed; an earlier failed commit of another id must not break the sink")
 	expectCommitted(t, dir, "after Commit(2)", open, "checkpoint 2's transaction holds the results written before PreCommit(2)")
+}
+
+// TestPreCommitOfExistingIDFails certifies that PreCommit of a checkpoint id that is already pre-committed or already committed returns an error and changes nothing: not the staged transaction, not the open one, not Pending, not what ReadCommitted shows.
+//
+// Overwriting would replace a transaction a stored checkpoint may list as
+// pending; publishing a second transaction under a committed id would be
+// skipped by an idempotent Commit, losing its results. Either is a job
+// reusing an id, which must fail loudly.
+func TestPreCommitOfExistingIDFails(t *testing.T) {
+	defer suite.Recover(t)
+	rnd := suite.Rand(t)
+	t.Run("staged", func(t *testing.T) {
+		defer suite.Recover(t)
+		dir := t.TempDir()
+		first, second := randomResults(rnd, 3+rnd.IntN(6)), randomResults(rnd, 3+rnd.IntN(6))
+		s := newSink(t, dir)
+		write(t, s, first)
+		preCommit(t, s, 1)
+		write(t, s, second)
+		if err := s.PreCommit(1); err == nil {
+			t.Fatalf("a second PreCommit(1) while checkpoint 1 is pre-committed = nil, want an error: it would overwrite a transaction " +
+				"that a stored checkpoint may list as pending")
+		}
+		expectPending(t, s, "after a failed PreCommit(1)", []int64{1}, "the failed PreCommit changes nothing")
+		expectCommitted(t, dir, "after a failed PreCommit(1)", nil, "nothing is committed")
+		commit(t, s, 1, "checkpoint 1 is still pre-committed")
+		expectCommitted(t, dir, "after Commit(1)", first,
+			"checkpoint 1's transaction is the one pre-committed first: the failed PreCommit must not have touched it")
+		preCommit(t, s, 2)
+		commit(t, s, 2, "checkpoint 2 was pre-committed")
+		expectCommitted(t, dir, "after PreCommit(2) and Commit(2)", concat(first, second),
+			"the results written before the failed PreCommit(1) stayed in the open transaction, which PreCommit(2) ended")
+	})
+	t.Run("committed", func(t *testing.T) {
+		defer suite.Recover(t)
+		dir := t.TempDir()
+		first, second := randomResults(rnd, 3+rnd.IntN(6)), randomResults(rnd, 3+rnd.IntN(6))
+		s := newSink(t, dir)
+		write(t, s, first)
+		preCommit(t, s, 1)
+		commit(t, s, 1, "checkpoint 1 was pre-committed")
+		write(t, s, second)
+		if err := s.PreCommit(1); err == nil {
+			t.Fatalf("PreCommit(1) after checkpoint 1 was committed = nil, want an error: Commit(1) would then find checkpoint 1 " +
+				"committed and do nothing, and the new transaction's results would never be published")
+		}
+		expectPending(t, s, "after a failed PreCommit(1)", nil, "the failed PreCommit changes nothing")
+		expectCommitted(t, dir, "after a failed PreCommit(1)", first, "checkpoint 1's committed transaction is untouched")
+		preCommit(t, s, 2)
+		commit(t, s, 2, "checkpoint 2 was pre-committed")
+		expectCommitted(t, dir, "after PreCommit(2) and Commit(2)", concat(first, second),
+			"the results written before the failed PreCommit(1) stayed in the open transaction, which PreCommit(2) ended")
+	})
+}
+
+// TestPendingReturnsACopy certifies that the slice Pending returns belongs to the caller: editing it changes nothing in the sink, and later PreCommits and Commits do not change it.
+//
+// The job stores Pending() in its checkpoint: if the sink kept writing into
+// that slice, the checkpoint would list other ids than the ones pending
+// when it was taken.
+func TestPendingReturnsACopy(t *testing.T) {
+	defer suite.Recover(t)
+	rnd := suite.Rand(t)
+	s := newSink(t, t.TempDir())
+	for id := int64(1); id <= 3; id++ {
+		write(t, s, randomResults(rnd, 1+rnd.IntN(3)))
+		preCommit(t, s, id)
+	}
+	got := s.Pending()
+	if len(got) != 3 {
+		t.Fatalf("Pending() after PreCommit(1…3) = %v, want [1 2 3]", got)
+	}
+	for i := range got {
+		got[i] = 99
+	}
+	expectPending(t, s, "after the caller overwrote the slice an earlier Pending() returned", []int64{1, 2, 3},
+		"Pending returns a copy: what the caller does with it is not the sink's state")
+	held := s.Pending()
+	commit(t, s, 1, "checkpoint 1 was pre-committed")
+	write(t, s, randomResults(rnd, 2))
+	preCommit(t, s, 4)
+	if want := []int64{1, 2, 3}; !slices.Equal(held, want) {
+		t.Errorf("a slice Pending() returned before Commit(1) and PreCommit(4) is now %v, want %v: the caller owns it, and a "+
+			"checkpoint that stored it must keep the ids pending when it was taken", held, want)
+	}
+	expectPending(t, s, "after Commit(1) and PreCommit(4)", []int64{2, 3, 4}, "Pending lists the pre-committed, not committed ids")
 }
 
 // TestAbortDiscardsOpenTransaction certifies that Abort discards the results written since the last PreCommit, and leaves pre-committed transactions and later writes alone.

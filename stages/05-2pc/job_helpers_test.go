@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/flk-byo/course/internal/crashfs"
 	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
@@ -53,17 +54,21 @@ func randomSpec(r *rand.Rand, cfg Config, n, every int, disorder int64) jobSpec 
 // both with late events and redeliveries, and a source length that is not a
 // multiple of the checkpoint interval, so the final checkpoint is its own.
 func crashSpecs(r *rand.Rand) []jobSpec {
-	mk := func(cfg Config, disorder int64) jobSpec {
-		for {
-			s := randomSpec(r, cfg, 80+r.IntN(30), 7+r.IntN(4), disorder)
-			if len(s.Source)%s.Every != 0 {
-				return s
-			}
-		}
-	}
 	return []jobSpec{
-		mk(Config{WindowSize: 100, WatermarkDelay: 40}, 80),
-		mk(Config{WindowSize: 150, WatermarkDelay: 30, AllowedLateness: 200}, 120),
+		unevenSpec(r, Config{WindowSize: 100, WatermarkDelay: 40}, 80, 7, 80),
+		unevenSpec(r, Config{WindowSize: 150, WatermarkDelay: 30, AllowedLateness: 200}, 80, 7, 120),
+	}
+}
+
+// unevenSpec returns a randomSpec of n to 1.375·n events (before
+// redeliveries), checkpointing every `every` to every+3 of them, drawn again
+// until the source length is not a multiple of the interval.
+func unevenSpec(r *rand.Rand, cfg Config, n, every int, disorder int64) jobSpec {
+	for {
+		s := randomSpec(r, cfg, n+r.IntN(n*3/8), every+r.IntN(4), disorder)
+		if len(s.Source)%s.Every != 0 {
+			return s
+		}
 	}
 }
 
@@ -109,6 +114,42 @@ func (o oracle) writesThrough(c int) int { return len(o.through(c)) }
 // writes returns the number of sink writes of an uninterrupted run.
 func (o oracle) writes() int { return o.writesThrough(o.checkpoints()) }
 
+// visible returns k when ReadCommitted(dir) is exactly the output of
+// checkpoints 1..k (the largest such k, when checkpoints without output make
+// several fit), or an error that says what it returned instead: the reader's
+// view that crashfs's checks need.
+func (o oracle) visible(dir string) (int, error) {
+	got, err := ReadCommitted(dir)
+	if err != nil {
+		return 0, fmt.Errorf("ReadCommitted = %v", err)
+	}
+	// The longest run of whole checkpoints got starts with.
+	k, n := 0, 0
+	for k < o.checkpoints() {
+		next := o.perCheckpoint[k]
+		if n+len(next) > len(got) || !slices.Equal(got[n:n+len(next)], next) {
+			break
+		}
+		k, n = k+1, n+len(next)
+	}
+	if n == len(got) {
+		return k, nil
+	}
+	rest := got[n:]
+	what := fmt.Sprintf("ReadCommitted returned %d results: the output of checkpoints 1..%d (%d results), then %d more", len(got), k, n, len(rest))
+	if k == o.checkpoints() {
+		return 0, fmt.Errorf("%s, though that is all the job produces:\n%s", what, windowtest.FmtResultsUpTo(rest, 8))
+	}
+	next := o.perCheckpoint[k]
+	if len(rest) < len(next) && slices.Equal(rest, next[:len(rest)]) {
+		return 0, fmt.Errorf("%s: the first %d of the %d results of checkpoint %d, a part of its transaction", what, len(rest), len(next), k+1)
+	}
+	return 0, fmt.Errorf("%s, which are not checkpoint %d's %d results:\n%s%s", what, k+1, len(next), diffResults(rest, next), sideBySide(rest, next))
+}
+
+// empty reports whether checkpoint c (1-based) has no results.
+func (o oracle) empty(c int) bool { return len(o.perCheckpoint[c-1]) == 0 }
+
 // checkpointOfWrite returns the checkpoint whose transaction holds the
 // w-th write (1-based) of an uninterrupted run.
 func (o oracle) checkpointOfWrite(w int) int {
@@ -123,9 +164,9 @@ func (o oracle) checkpointOfWrite(w int) int {
 }
 
 // runClean runs spec without a crash in a new dir, in this process, and
-// returns what it committed. It stops the test unless that is exactly the
-// oracle's output: the crash tests compare against it.
-func runClean(t *testing.T, spec jobSpec, o oracle) []kit.Result {
+// returns what it committed, and the dir. It stops the test unless that is
+// exactly the oracle's output: the crash tests compare against it.
+func runClean(t *testing.T, spec jobSpec, o oracle) ([]kit.Result, string) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := RunJob(spec.config(dir, nil), spec.Source); err != nil {
@@ -139,22 +180,31 @@ func runClean(t *testing.T, spec jobSpec, o oracle) []kit.Result {
 		t.Fatalf("even without a crash, the job's committed output is not the processor's output (%v):\n%s%s"+
 			"fix TestJobCommitsEveryResultExactlyOnce first", spec, diffResults(got, o.all()), sideBySide(got, o.all()))
 	}
-	return got
+	return got, dir
 }
 
 // crashPoint is where a run of the job is killed: at step of checkpoint
 // number At (1-based, counted from the start of the source, as in an
 // uninterrupted run), or for StepWrite right after the At-th write of an
-// uninterrupted run.
+// uninterrupted run. For tornWrite, At is a file size in bytes: the run dies
+// in the first write that grows any file past it (see suite.CrashAtFileSize),
+// leaving that write torn.
 type crashPoint struct {
 	Step Step
 	At   int
 }
 
+// tornWrite is the crash point of a torn write. It is not a step of the
+// protocol: the kernel kills the job wherever it writes too much.
+const tornWrite Step = "torn-write"
+
 // restoredAfter returns the checkpoint a job killed at p resumes from:
-// the latest one stored before the kill (0: none, a fresh start).
+// the latest one stored before the kill (0: none, a fresh start), or -1
+// for a torn write, which may come anywhere.
 func (p crashPoint) restoredAfter(o oracle) int {
 	switch p.Step {
+	case tornWrite:
+		return -1
 	case StepWrite:
 		return o.checkpointOfWrite(p.At) - 1
 	case StepBeforePreCommit, StepAfterPreCommit:
@@ -167,7 +217,10 @@ func (p crashPoint) restoredAfter(o oracle) int {
 // local returns the count a run that resumed from checkpoint restored
 // reaches p at: its k-th write or k-th checkpoint.
 func (p crashPoint) local(o oracle, restored int) int {
-	if p.Step == StepWrite {
+	switch p.Step {
+	case tornWrite:
+		return p.At
+	case StepWrite:
 		return p.At - o.writesThrough(restored)
 	}
 	return p.At - restored
@@ -176,7 +229,11 @@ func (p crashPoint) local(o oracle, restored int) int {
 // describe says where p is, for the plan printed with a failure.
 func (p crashPoint) describe(o oracle, restored int) string {
 	k := p.local(o, restored)
-	if p.Step == StepWrite {
+	switch p.Step {
+	case tornWrite:
+		return fmt.Sprintf("by the kernel (SIGXFSZ) in the middle of the first write that grew a file in Dir past %d bytes, "+
+			"which left that write torn: the file holds its first %d bytes", p.At, p.At)
+	case StepWrite:
 		return fmt.Sprintf("right after write %d of %d (this run's write %d, in checkpoint %d's transaction)",
 			p.At, o.writes(), k, o.checkpointOfWrite(p.At))
 	}
@@ -185,7 +242,8 @@ func (p crashPoint) describe(o oracle, restored int) string {
 
 // The child process protocol: the test runs itself again (suite.RunChild)
 // with these variables, and in the child role runs the job once, killing
-// itself with SIGKILL at the k-th time it reaches the named step.
+// itself with SIGKILL at the k-th time it reaches the named step, or dying
+// in a torn write past k bytes.
 const (
 	jobChildRole = "2pc-job"
 	specEnv      = "FLK_2PC_SPEC"  // path of the jobSpec, as JSON
@@ -206,7 +264,10 @@ func isJobChild(t *testing.T) bool {
 // runJobChild is the child's side: it runs the job of $FLK_2PC_SPEC in
 // $FLK_2PC_DIR and, if $FLK_2PC_CRASH says so, kills its own process with
 // SIGKILL (no deferred function, no flush, no goodbye: a crash) when OnStep
-// reports the named step for the k-th time.
+// reports the named step for the k-th time, or has the kernel kill it in
+// the first write past k bytes (tornWrite). At every step but a write it
+// calls crashfs.MarkStep, so that a trace of the child shows the protocol's
+// steps among its file operations.
 func runJobChild(t *testing.T) {
 	data, err := os.ReadFile(os.Getenv(specEnv))
 	if err != nil {
@@ -225,8 +286,17 @@ func runJobChild(t *testing.T) {
 			t.Fatalf("child: bad %s=%q", crashEnv, c)
 		}
 	}
+	if crashStep == tornWrite { // the kernel kills this run, not OnStep
+		if err := suite.CrashAtFileSize(int64(crashAt)); err != nil {
+			t.Fatalf("child: %v", err)
+		}
+		crashStep = ""
+	}
 	seen := 0
 	onStep := func(step Step, id int64) {
+		if step != StepWrite {
+			crashfs.MarkStep(string(step), id)
+		}
 		if step != crashStep {
 			return
 		}
@@ -275,13 +345,10 @@ type crashRun struct {
 	story []string // what happened, run by run, for failure messages
 }
 
-// runWithCrashes runs spec in a new dir as a sequence of child processes of
-// the test binary: each killed with SIGKILL at its point of plan, then one
-// without a crash. It stops the test if a child was not killed where
-// planned, or the last one did not succeed, and returns the run.
-func runWithCrashes(t *testing.T, spec jobSpec, o oracle, plan []crashPoint) *crashRun {
+// writeSpec writes spec to a file for the child processes and returns the
+// environment that hands it, and dir as the job's Dir, to a child.
+func writeSpec(t *testing.T, spec jobSpec) func(dir string) []string {
 	t.Helper()
-	cr := &crashRun{t: t, test: strings.SplitN(t.Name(), "/", 2)[0], spec: spec, o: o, plan: plan, dir: t.TempDir()}
 	specFile := filepath.Join(t.TempDir(), "spec.json")
 	data, err := json.Marshal(spec)
 	if err != nil {
@@ -290,18 +357,34 @@ func runWithCrashes(t *testing.T, spec jobSpec, o oracle, plan []crashPoint) *cr
 	if err := os.WriteFile(specFile, data, 0o644); err != nil {
 		t.Fatalf("suite bug: %v", err)
 	}
-	env := []string{specEnv + "=" + specFile, dirEnv + "=" + cr.dir}
+	return func(dir string) []string { return []string{specEnv + "=" + specFile, dirEnv + "=" + dir} }
+}
+
+// runWithCrashes runs spec in a new dir as a sequence of child processes of
+// the test binary: each killed at its point of plan (SIGKILL at a step, or
+// the kernel's SIGXFSZ in a torn write; where a run resumes after a torn
+// write is unknown, so only torn writes may follow one), then one without a
+// crash. It stops the test if a child was not killed where planned, or the
+// last one did not succeed, and returns the run.
+func runWithCrashes(t *testing.T, spec jobSpec, o oracle, plan []crashPoint) *crashRun {
+	t.Helper()
+	cr := &crashRun{t: t, test: strings.SplitN(t.Name(), "/", 2)[0], spec: spec, o: o, plan: plan, dir: t.TempDir()}
+	env := writeSpec(t, spec)(cr.dir)
 
 	restored := 0
 	for i, p := range plan {
 		k := p.local(o, restored)
-		if k < 1 {
-			t.Fatalf("suite bug: crash point %+v is before the run resumed from checkpoint %d", p, restored)
+		if p.Step != tornWrite && (k < 1 || restored < 0) {
+			t.Fatalf("suite bug: crash point %+v is before the run resumed from checkpoint %d, or after a torn write", p, restored)
 		}
 		where := p.describe(o, restored)
 		out, err := suite.RunChild(cr.test, jobChildRole, append(env, fmt.Sprintf("%s=%s %d", crashEnv, p.Step, k))...)
 		switch {
-		case killedBySIGKILL(err):
+		case p.Step != tornWrite && killedBySIGKILL(err), p.Step == tornWrite && suite.DiedAtFileSize(err):
+		case err == nil && p.Step == tornWrite:
+			t.Fatalf("run %d was to die in a write that grew a file in Dir past %d bytes, but it ran to the end: the uninterrupted run\n"+
+				"left a larger file, so this run wrote other files than that one.\nrun so far:\n%s\nchild output:\n%s",
+				i+1, p.At, cr.history(), out)
 		case err == nil:
 			t.Fatalf("run %d was to be killed %s, but it ran to the end calling OnStep(%q, …) fewer than %d times,\n"+
 				"so it was never killed and this test proves nothing. RunJob must call OnStep at every step of the protocol\n"+
@@ -316,8 +399,15 @@ func runWithCrashes(t *testing.T, spec jobSpec, o oracle, plan []crashPoint) *cr
 	}
 	out, err := suite.RunChild(cr.test, jobChildRole, env...)
 	if err != nil {
-		t.Fatalf("run %d (restarted, no crash): RunJob failed (%v); a restart after a crash must recover and finish.\nrun so far:\n%s\nchild output:\n%s",
-			len(plan)+1, err, cr.history(), out)
+		hint := ""
+		if len(plan) > 0 && plan[len(plan)-1].Step == tornWrite {
+			hint = "\nThe crash tore a write: a file holds only the first bytes of what was being written. A restart must never\n" +
+				"depend on a file that can be torn: write a checkpoint to a temporary file, fsync it and rename it into place (a\n" +
+				"rename is atomic, a write is not), keep the previous checkpoint until the new one is in place, and treat a\n" +
+				"transaction that was never pre-committed as aborted, whatever is left of it."
+		}
+		t.Fatalf("run %d (restarted, no crash): RunJob failed (%v); a restart after a crash must recover and finish.%s\nrun so far:\n%s\nchild output:\n%s",
+			len(plan)+1, err, hint, cr.history(), out)
 	}
 	cr.story = append(cr.story, fmt.Sprintf("run %d: restarted, no crash, ran to the end", len(plan)+1))
 	t.Cleanup(func() {

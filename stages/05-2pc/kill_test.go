@@ -43,7 +43,7 @@ func TestJobSurvivesCrashAtEveryStep(t *testing.T) {
 	oracles, cleans := make([]oracle, len(specs)), make([][]kit.Result, len(specs))
 	for i, spec := range specs {
 		oracles[i] = newOracle(t, spec)
-		cleans[i] = runClean(t, spec, oracles[i])
+		cleans[i], _ = runClean(t, spec, oracles[i])
 	}
 	for i, step := range []Step{StepWrite, StepBeforePreCommit, StepAfterPreCommit, StepStored, StepAfterCommit} {
 		spec, o, clean := specs[i%len(specs)], oracles[i%len(specs)], cleans[i%len(specs)]
@@ -57,6 +57,51 @@ func TestJobSurvivesCrashAtEveryStep(t *testing.T) {
 			t.Parallel()
 			cr := runWithCrashes(t, spec, o, plan)
 			cr.expectExactlyOnce(clean, why[step])
+		})
+	}
+}
+
+// TestJobSurvivesCrashAtFirstCheckpoint certifies that a job killed at its first write, after pre-committing checkpoint 1 (a stray transaction and no checkpoint yet), when checkpoint 1 is stored and when it is committed, then restarted, commits exactly the output of an uninterrupted run.
+//
+// These are fixed cases, not seeded ones: a restart with no completed
+// checkpoint is a fresh start, and it must recover the sink too
+// (RecoverTwoPhaseCommitSink with no pending ids), or checkpoint 1's stray
+// transaction is in the way when the restarted job pre-commits checkpoint 1
+// again.
+func TestJobSurvivesCrashAtFirstCheckpoint(t *testing.T) {
+	defer suite.Recover(t)
+	if isJobChild(t) {
+		return
+	}
+	rnd := suite.Rand(t)
+	var spec jobSpec
+	var o oracle
+	for { // checkpoint 1 has results, so that the first write is one of its own
+		spec = crashSpecs(rnd)[0]
+		if o = newOracle(t, spec); len(o.perCheckpoint[0]) > 0 {
+			break
+		}
+	}
+	clean, _ := runClean(t, spec, o)
+	for _, c := range []struct {
+		at  crashPoint
+		why string
+	}{
+		{crashPoint{StepWrite, 1}, "the crash dropped checkpoint 1's open transaction and left no checkpoint: the restart is a " +
+			"fresh start, and the replay from offset 0 produces those results again"},
+		{crashPoint{StepAfterPreCommit, 1}, "checkpoint 1's transaction was pre-committed but the checkpoint never stored: the restart " +
+			"is a fresh start, which must recover the sink too (RecoverTwoPhaseCommitSink with no pending ids) and abort that stray " +
+			"transaction; the replay pre-commits checkpoint 1 again"},
+		{crashPoint{StepStored, 1}, "checkpoint 1 was stored, its transaction not yet committed: the restart resumes after " +
+			"checkpoint 1 and recovery must commit its transaction"},
+		{crashPoint{StepAfterCommit, 1}, "checkpoint 1 was committed and is still pending in the stored checkpoint: recovery " +
+			"commits it again, which must be a no-op"},
+	} {
+		t.Run(fmt.Sprintf("%s #1", c.at.Step), func(t *testing.T) {
+			defer suite.Recover(t)
+			t.Parallel()
+			cr := runWithCrashes(t, spec, o, []crashPoint{c.at})
+			cr.expectExactlyOnce(clean, c.why)
 		})
 	}
 }
@@ -84,7 +129,7 @@ func TestCrashBetweenPreCommitAndCommitLosesNothing(t *testing.T) {
 	cleans := make([][]kit.Result, len(specs))
 	for i, spec := range specs {
 		o := newOracle(t, spec)
-		cleans[i] = runClean(t, spec, o)
+		cleans[i], _ = runClean(t, spec, o)
 		C := o.checkpoints()
 		early := 1 + rnd.IntN(C/2)
 		late := C/2 + 1 + rnd.IntN(C-C/2-1) // before the final one
@@ -136,7 +181,7 @@ func TestRestartReplaysFromCheckpointedOffset(t *testing.T) {
 		}
 	}
 	o := newOracle(t, spec)
-	clean := runClean(t, spec, o)
+	clean, _ := runClean(t, spec, o)
 	C := o.checkpoints()
 	// A write of checkpoint c ≥ 2 (so checkpoint c−1 was committed before
 	// the crash) that is not the first of its transaction (so results are
@@ -183,7 +228,7 @@ func TestJobSurvivesRepeatedCrashes(t *testing.T) {
 	for i, crashes := range []int{2, 3} {
 		spec := specs[i%len(specs)]
 		o := newOracle(t, spec)
-		clean := runClean(t, spec, o)
+		clean, _ := runClean(t, spec, o)
 		// Each crash point lies in the run it kills: after the checkpoint the
 		// previous crash resumes from, within the first half of what is left,
 		// so the following runs have room for theirs.

@@ -50,13 +50,20 @@ type JobConfig struct {
 //     OnStep(StepBeforePreCommit, n)
 //  2. sink.PreCommit(n); OnStep(StepAfterPreCommit, n)
 //  3. store the checkpoint (n, offset, snapshot, sink.Pending()) durably
-//     and atomically: write a temporary file, fsync, rename; it is complete
-//     only once renamed. OnStep(StepStored, n)
+//     and atomically: write a temporary file, fsync it, rename it into
+//     place, fsync its folder; it is complete only once renamed, and a
+//     crash in the middle of a write must never leave a torn checkpoint as
+//     the latest one. OnStep(StepStored, n)
 //  4. commit every pending id ≤ n; OnStep(StepAfterCommit, n)
 //
 // and OnStep(StepWrite, n) after each sink Write, n being the checkpoint
 // the write will be pre-committed with. Checkpoint ids increase, also
 // across a restart: a resumed job continues after its restored id.
+//
+// Whatever a crash or a power loss leaves in cfg.Dir, a restart finishes
+// with exactly the output of an uninterrupted run: create folders durably
+// (fsync the folder that holds a new one), and keep everything the restart
+// reads atomic.
 //
 // Invalid config (CheckpointEvery < 1, an invalid Processor config, an
 // empty Dir) and I/O errors are returned as errors.

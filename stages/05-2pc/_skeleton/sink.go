@@ -18,8 +18,9 @@ type TwoPhaseCommitSink struct {
 }
 
 // NewTwoPhaseCommitSink returns a sink writing under dir (create what you
-// need in it) with a first, empty transaction open. It need not look at
-// files a previous sink left in dir: after a crash, the job calls
+// need in it, durably: a new folder is a name in dir, durable once dir is
+// fsynced) with a first, empty transaction open. It need not look at files
+// a previous sink left in dir: after a crash, the job calls
 // RecoverTwoPhaseCommitSink instead.
 func NewTwoPhaseCommitSink(dir string) (*TwoPhaseCommitSink, error) {
 	panic("TODO: prepare dir and return a sink with an empty open transaction")
@@ -32,17 +33,24 @@ func (s *TwoPhaseCommitSink) Write(r kit.Result) error {
 }
 
 // PreCommit ends the open transaction as checkpoint checkpointID's: its
-// results are made durable (written and fsynced, so they survive a crash)
-// but stay invisible to ReadCommitted. Then the next transaction opens, and
+// results are made durable (written and fsynced, the file and the folder
+// holding its name, so they survive a crash or a power loss) but stay
+// invisible to ReadCommitted. Then the next transaction opens, and
 // checkpointID is pending (see Pending) until it is committed.
+//
+// Pre-committing an id that is already pre-committed or committed is an
+// error, and changes nothing: not that transaction, not the open one, not
+// Pending.
 func (s *TwoPhaseCommitSink) PreCommit(checkpointID int64) error {
 	panic("TODO: write the open transaction durably where readers don't look, remember the id as pending, open a new transaction")
 }
 
 // Commit publishes the transaction pre-committed for checkpointID,
-// atomically: ReadCommitted shows all of it or none of it. It must work
-// for a transaction pre-committed by an earlier sink on the same dir (a
-// crashed one), so it works from what is on disk.
+// atomically: ReadCommitted shows all of it or none of it, even if it runs
+// while Commit does. And durably: once Commit returns, a power loss does not
+// take the transaction back. It must work for a transaction pre-committed
+// by an earlier sink on the same dir (a crashed one), so it works from what
+// is on disk.
 //
 // Commit is idempotent: committing a committed checkpoint again returns nil
 // and changes nothing. Committing an id that was never pre-committed (or
@@ -62,7 +70,8 @@ func (s *TwoPhaseCommitSink) Abort() error {
 // Pending returns the ids this sink pre-committed and has not committed
 // yet, in ascending order (empty when there are none). It is the sink's
 // part of a checkpoint: after a crash, RecoverTwoPhaseCommitSink gets it
-// back.
+// back. The slice is the caller's: changing it changes nothing in the sink,
+// and the sink never changes it later.
 func (s *TwoPhaseCommitSink) Pending() []int64 {
 	panic("TODO: return the pre-committed, not yet committed ids, ascending")
 }
@@ -87,7 +96,9 @@ func RecoverTwoPhaseCommitSink(dir string, pending []int64) (*TwoPhaseCommitSink
 // ReadCommitted returns every committed result in dir: the transactions in
 // ascending checkpoint id, each in the order its results were written.
 // Nothing pre-committed or open is ever shown. A dir in which nothing was
-// committed yet gives no results and no error.
+// committed yet gives no results and no error. It may run at any moment,
+// from another process, while a job writes and commits in dir, and it must
+// then show whole transactions only.
 func ReadCommitted(dir string) ([]kit.Result, error) {
 	panic("TODO: read the committed transactions in checkpoint-id order")
 }
