@@ -37,7 +37,9 @@ type SessionConfig struct {
 // with Count and Sum negated and IsUpdate true; then it emits itself, as an
 // update if it retracted anything. So a consumer that sums Count and Sum
 // per (Key, Start, End) and drops zero rows always holds exactly the
-// sessions as last fired. It is not safe for concurrent use.
+// sessions as last fired. Every slice it returns (results, Late) is new:
+// the caller's to keep or reuse, never written to or read back. It is not
+// safe for concurrent use.
 type SessionProcessor struct {
 	cfg SessionConfig
 
@@ -176,7 +178,8 @@ func (s *SessionProcessor) Process(e kit.Event) []kit.Result {
 // AdvanceWatermark raises the watermark to wm, fires every session whose end
 // it reaches and drops every session that expires. A wm at or below the
 // current watermark changes nothing: watermarks never go back. The firing
-// sessions come in (End, Start, Key) order, each right after its own
+// sessions come in (End, Start, Key) order (byEnd's order: sessions that
+// end together by Start before Key), each right after its own
 // retractions: not the order kit.SortResults would give the whole call,
 // which could move a retraction away from the session that replaces it.
 func (s *SessionProcessor) AdvanceWatermark(wm int64) []kit.Result {
