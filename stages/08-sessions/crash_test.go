@@ -254,51 +254,69 @@ func TestSessionJobKeepsItsEmissionScheduleAcrossRestarts(t *testing.T) {
 		{StepWrite, 1 + rnd.IntN(20), restartOnPhase(randDuration(rnd, 0, 5*time.Minute), randDuration(rnd, time.Second, capstoneEmit-time.Second))},
 	}
 	cj := runCrashed(t, sc, capstoneIdle, plan)
+	for j := range cj.runs {
+		checkEmissionSchedule(t, cj, j)
+	}
+}
+
+// checkEmissionSchedule stops t unless run j of cj checkpointed at every
+// emission time epoch + k·EmitInterval after its start, up to its kill or
+// its last arrival (then once more, after Flush), and, if it is a restart,
+// wrote nothing at the emissions within IdleTimeout of its start.
+func checkEmissionSchedule(t *testing.T, cj *crashedJob, j int) {
+	t.Helper()
+	run, sc := cj.runs[j], cj.sc
+	type checkpoint struct {
+		id int64
+		at time.Duration
+	}
+	var got []checkpoint
+	var gotAt []time.Duration
+	writes := map[int64]int{}
+	for _, s := range run.steps {
+		switch s.step {
+		case StepWrite:
+			writes[s.id]++
+		case StepBeforePreCommit:
+			got = append(got, checkpoint{s.id, s.at})
+			gotAt = append(gotAt, s.at)
+		}
+	}
 	last := sc.arrivals[len(sc.arrivals)-1].At
-	for j, run := range cj.runs {
-		var got, wantTicks []time.Duration
-		writes := map[int64]int{}
-		for _, s := range run.steps {
-			switch s.step {
-			case StepWrite:
-				writes[s.id]++
-			case StepBeforePreCommit:
-				got = append(got, s.at)
-			}
-		}
-		until := run.end // a killed run may have reached its kill time's emission, or not
-		if !run.killed {
-			until = last
-		}
-		for tick := (run.start/capstoneEmit + 1) * capstoneEmit; tick <= until; tick += capstoneEmit {
-			wantTicks = append(wantTicks, tick)
-		}
-		ok := slices.Equal(got, wantTicks)
-		switch {
-		case run.killed && !ok && len(wantTicks) > 0 && wantTicks[len(wantTicks)-1] == run.end:
-			ok = slices.Equal(got, wantTicks[:len(wantTicks)-1]) // killed during the emission at its kill time
-		case !run.killed && len(got) > 0:
-			final := got[len(got)-1] // the checkpoint after Flush, when the last arrival has been read
-			ok = slices.Equal(got[:len(got)-1], wantTicks) && final == max(run.start, last)
-		}
-		if !ok {
-			t.Fatalf("run %d (started at %s) checkpointed at\n  %s\nwant a checkpoint at every emission time epoch + k·%v after the run's start%s:\n  %s\n"+
-				"Emission times are counted from the job's epoch (the clock when it first started, stored in every checkpoint),\n"+
-				"each followed by a checkpoint; a restarted job skips the ones that passed while it was down, without making\n"+
-				"them up, and goes on from the first one after its start.\n\nwhat happened:\n%s",
-				j+1, fmtAt(sc.from, run.start), fmtTimes(sc.from, got), capstoneEmit, finalNote(run.killed), fmtTimes(sc.from, wantTicks), cj.history())
-		}
-		if j == 0 {
-			continue
-		}
-		for _, s := range run.steps {
-			if s.step == StepBeforePreCommit && s.at <= run.start+capstoneIdle && writes[s.id] > 0 {
-				t.Errorf("run %d started at %s and its checkpoint %d, at %s, holds %d writes: within IdleTimeout (%v) of a restart,\n"+
-					"nothing can fire. The restarted job's Watermarks are new (they are not checkpointed: as in Flink, they come\n"+
-					"from the sources again), so the five partitions that never speak have no watermark and count until they are\n"+
-					"idle again, holding the combined watermark at math.MinInt64.\n\nwhat happened:\n%s",
-					j+1, fmtAt(sc.from, run.start), s.id, fmtAt(sc.from, s.at), writes[s.id], capstoneIdle, cj.history())
-			}
+	until := last
+	if run.killed {
+		until = run.end
+	}
+	var ticks []time.Duration
+	for tick := (run.start/capstoneEmit + 1) * capstoneEmit; tick <= until; tick += capstoneEmit {
+		ticks = append(ticks, tick)
+	}
+	var ok bool
+	switch {
+	case run.killed:
+		// Killed during the emission at its kill time, or after its checkpoint.
+		ok = slices.Equal(gotAt, ticks) || len(ticks) > 0 && ticks[len(ticks)-1] == run.end && slices.Equal(gotAt, ticks[:len(ticks)-1])
+	case len(got) > 0:
+		// The last checkpoint follows Flush, when the last arrival has been read.
+		ok = slices.Equal(gotAt[:len(got)-1], ticks) && gotAt[len(got)-1] == max(run.start, last)
+	}
+	if !ok {
+		t.Fatalf("run %d (started at %s) checkpointed at\n  %s\nwant a checkpoint at every emission time epoch + k·%v after the run's start%s:\n  %s\n"+
+			"Emission times are counted from the job's epoch (the clock when it first started, stored in every checkpoint),\n"+
+			"each followed by a checkpoint; a restarted job skips the ones that passed while it was down, without making\n"+
+			"them up, and goes on from the first one after its start.\n\nwhat happened:\n%s",
+			j+1, fmtAt(sc.from, run.start), fmtTimes(sc.from, gotAt), capstoneEmit, finalNote(run.killed), fmtTimes(sc.from, ticks), cj.history())
+	}
+	if j == 0 {
+		return // a fresh start: its partitions go idle IdleTimeout after the epoch, before any session can close
+	}
+	for _, c := range got[:min(len(got), len(ticks))] { // the emissions' checkpoints
+		if c.at <= run.start+capstoneIdle && writes[c.id] > 0 {
+			t.Fatalf("run %d started at %s and its checkpoint %d, at %s, holds %d writes: within IdleTimeout (%v) of a restart,\n"+
+				"nothing can fire. The restarted job's Watermarks are new (they are not checkpointed: as in Flink, they come\n"+
+				"from the sources again), so the five partitions that never speak have no watermark and count until they are\n"+
+				"idle again, holding the combined watermark at math.MinInt64.\n\nwhat happened:\n%s",
+				j+1, fmtAt(sc.from, run.start), c.id, fmtAt(sc.from, c.at), writes[c.id], capstoneIdle, cj.history())
 		}
 	}
 }
