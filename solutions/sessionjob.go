@@ -100,7 +100,10 @@ func RunSessionJob(cfg SessionJobConfig, arrivals []Arrival, clock *kit.ManualCl
 
 	// The first emission after now: on a fresh start now is the epoch and
 	// the first tick is one interval later; after a restart, the ticks that
-	// passed while the job was down are not made up.
+	// passed while the job was down are not made up. They would write
+	// nothing: the new Watermarks hold the combined watermark at
+	// math.MinInt64 until the partitions that never speak are idle again,
+	// IdleTimeout from now, which is what a restart costs in latency.
 	k := int64(1)
 	if now := clock.Now(); now.After(j.epoch) {
 		k = int64(now.Sub(j.epoch)/cfg.EmitInterval) + 1

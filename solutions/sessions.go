@@ -37,7 +37,9 @@ type SessionConfig struct {
 // with Count and Sum negated and IsUpdate true; then it emits itself, as an
 // update if it retracted anything. So a consumer that sums Count and Sum
 // per (Key, Start, End) and drops zero rows always holds exactly the
-// sessions as last fired. It is not safe for concurrent use.
+// sessions as last fired. Every slice it returns (results, Late) is new:
+// the caller's to keep or reuse, never written to or read back. It is not
+// safe for concurrent use.
 type SessionProcessor struct {
 	cfg SessionConfig
 
@@ -176,7 +178,8 @@ func (s *SessionProcessor) Process(e kit.Event) []kit.Result {
 // AdvanceWatermark raises the watermark to wm, fires every session whose end
 // it reaches and drops every session that expires. A wm at or below the
 // current watermark changes nothing: watermarks never go back. The firing
-// sessions come in (End, Start, Key) order, each right after its own
+// sessions come in (End, Start, Key) order (byEnd's order: sessions that
+// end together by Start before Key), each right after its own
 // retractions: not the order kit.SortResults would give the whole call,
 // which could move a retraction away from the session that replaces it.
 func (s *SessionProcessor) AdvanceWatermark(wm int64) []kit.Result {
@@ -432,10 +435,10 @@ func decodeSessionsV1(body []byte) (*SessionProcessor, error) {
 			return nil, r.err
 		}
 		if i > 0 && key <= prevKey {
-			return nil, fmt.Errorf("key %q is not after %q", key, prevKey)
+			return nil, fmt.Errorf("key %s is not after %s", kit.ShowString(key), kit.ShowString(prevKey))
 		}
 		if m == 0 {
-			return nil, fmt.Errorf("key %q has no sessions", key)
+			return nil, fmt.Errorf("key %s has no sessions", kit.ShowString(key))
 		}
 		sessions := make([]*session, 0, m)
 		for range m {
@@ -444,7 +447,7 @@ func decodeSessionsV1(body []byte) (*SessionProcessor, error) {
 				return nil, err
 			}
 			if k := len(sessions); k > 0 && x.start <= sessions[k-1].end {
-				return nil, fmt.Errorf("session [%d,%d) of key %q does not start after the previous one ends", x.start, x.end, key)
+				return nil, fmt.Errorf("session [%d,%d) of key %s does not start after the previous one ends", x.start, x.end, kit.ShowString(key))
 			}
 			sessions = append(sessions, x)
 			s.index(x)
@@ -471,9 +474,9 @@ func (s *SessionProcessor) readSession(r *reader, key string) (*session, error) 
 	x := &session{key: key, start: v.start, end: v.end, count: v.count, sum: v.sum}
 	switch {
 	case x.end < plusSaturating(x.start, s.cfg.Gap):
-		return nil, fmt.Errorf("session [%d,%d) of key %q is shorter than the gap %d", x.start, x.end, key, s.cfg.Gap)
+		return nil, fmt.Errorf("session [%d,%d) of key %s is shorter than the gap %d", x.start, x.end, kit.ShowString(key), s.cfg.Gap)
 	case s.watermark >= s.cleanupTime(x.end):
-		return nil, fmt.Errorf("session [%d,%d) of key %q had expired at watermark %d", x.start, x.end, key, s.watermark)
+		return nil, fmt.Errorf("session [%d,%d) of key %s had expired at watermark %d", x.start, x.end, kit.ShowString(key), s.watermark)
 	}
 	p := r.count()
 	if r.err != nil {
@@ -485,12 +488,12 @@ func (s *SessionProcessor) readSession(r *reader, key string) (*session, error) 
 			return nil, err
 		}
 		if v.start < x.start || v.end > x.end || (len(x.published) > 0 && v.start <= x.published[len(x.published)-1].end) {
-			return nil, fmt.Errorf("published result [%d,%d) of key %q is out of place in session [%d,%d)", v.start, v.end, key, x.start, x.end)
+			return nil, fmt.Errorf("published result [%d,%d) of key %s is out of place in session [%d,%d)", v.start, v.end, kit.ShowString(key), x.start, x.end)
 		}
 		x.published = append(x.published, v)
 	}
 	if x.end <= s.watermark && !slices.Equal(x.published, []span{{x.start, x.end, x.count, x.sum}}) {
-		return nil, fmt.Errorf("fired session [%d,%d) of key %q does not hold its own result downstream", x.start, x.end, key)
+		return nil, fmt.Errorf("fired session [%d,%d) of key %s does not hold its own result downstream", x.start, x.end, kit.ShowString(key))
 	}
 	return x, nil
 }

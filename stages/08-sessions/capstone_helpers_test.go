@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/flk-byo/course/internal/windowtest"
@@ -132,99 +131,143 @@ func jobEpoch(from int64) time.Time {
 	return time.Date(2024, 3, 10, 0, 0, 0, 0, time.UTC).Add(time.Duration(from) * time.Millisecond)
 }
 
-// commitLog watches a running job through OnStep: how often it reaches
-// each step, how many results it writes into each checkpoint's
-// transaction (StepWrite carries the id of the checkpoint the write will be
-// committed with), and when each checkpoint commits. With ReadCommitted
-// after the run, that tells when each result became visible, without
-// reading the whole output at every commit.
-type commitLog struct {
-	dir         string
-	clock       *kit.ManualClock
-	epoch       time.Time
-	steps       map[Step]int                   // how many times each step was reached
-	writes      map[int64]int                  // StepWrite calls per checkpoint id
-	ids         []int64                        // checkpoint ids, in commit order
-	committedAt map[int64]time.Duration        // processing time (since the epoch) of each StepAfterCommit
-	readAt      bool                           // also ReadCommitted at every commit, into counts
-	counts      []int                          // with readAt: the number of committed results after each commit
-	crash       func(step Step, id int64) bool // if it returns true, the job "crashes" there (a panic)
+// stepAt is one OnStep call of a run of the job, with the clock's reading
+// at that moment, since the epoch.
+type stepAt struct {
+	step Step
+	id   int64
+	at   time.Duration
 }
 
-// crashed is the panic value of a crash injected by a commitLog.
-type crashed struct{ step Step }
-
-func newCommitLog(dir string, clock *kit.ManualClock, epoch time.Time) *commitLog {
-	return &commitLog{dir: dir, clock: clock, epoch: epoch, steps: map[Step]int{}, writes: map[int64]int{}, committedAt: map[int64]time.Duration{}}
+// jobRun is what one run of RunSessionJob showed through OnStep, in this
+// process (runJob) or in a child process (crash_helpers_test.go). Times are
+// the clock's readings since the job's epoch.
+type jobRun struct {
+	start  time.Duration // when the run started: 0 for a fresh start, the restart time after a crash
+	steps  []stepAt      // every OnStep call, in order
+	killed bool          // the run was killed with SIGKILL right after its last step
+	end    time.Duration // when it was killed, or when RunSessionJob returned
 }
 
-// step is the job's OnStep: it records, and crashes where told to.
-func (l *commitLog) step(step Step, id int64) {
-	l.steps[step]++
-	switch step {
-	case StepWrite:
-		l.writes[id]++
-	case StepAfterCommit:
-		l.ids = append(l.ids, id)
-		l.committedAt[id] = l.clock.Now().Sub(l.epoch)
-		if l.readAt {
-			rs, _ := ReadCommitted(l.dir)
-			l.counts = append(l.counts, len(rs))
+// count returns how many times the run reached step.
+func (r jobRun) count(step Step) int {
+	n := 0
+	for _, s := range r.steps {
+		if s.step == step {
+			n++
 		}
 	}
-	if l.crash != nil && l.crash(step, id) {
-		panic(crashed{step})
-	}
+	return n
 }
 
-// visibleSince splits the output committed by an uninterrupted run into
-// its checkpoints' transactions (by the writes reported for each id, in
-// commit order), applies them downstream one by one, and returns for each
-// row downstream came to hold the processing time of the commit that made
-// it visible. It returns a problem instead if the split does not add up.
-func (l *commitLog) visibleSince(committed []kit.Result) (map[kit.Result]time.Duration, string) {
+// nth returns the k-th (1-based) time the run reached step.
+func (r jobRun) nth(step Step, k int) (stepAt, bool) {
+	for _, s := range r.steps {
+		if s.step == step {
+			if k--; k == 0 {
+				return s, true
+			}
+		}
+	}
+	return stepAt{}, false
+}
+
+// runJob runs RunSessionJob in this process on clock, recording every
+// OnStep call; times are since epoch.
+func runJob(cfg SessionJobConfig, arrivals []Arrival, clock *kit.ManualClock, epoch time.Time) (jobRun, error) {
+	run := jobRun{start: clock.Now().Sub(epoch)}
+	cfg.OnStep = func(step Step, id int64) {
+		run.steps = append(run.steps, stepAt{step, id, clock.Now().Sub(epoch)})
+	}
+	err := RunSessionJob(cfg, arrivals, clock)
+	run.end = clock.Now().Sub(epoch)
+	return run, err
+}
+
+// txn is one committed transaction of a job: the results written with one
+// checkpoint, and when a reader could first see them.
+type txn struct {
+	id        int64
+	run       int           // the run (0-based) that stored its checkpoint
+	visibleAt time.Duration // since the epoch
+	results   []kit.Result
+}
+
+// committedTxns splits what a job committed over its runs (the killed ones
+// first, in order, then the one that finished) into its transactions, from
+// what the runs reported to OnStep. A checkpoint's transaction is committed
+// exactly when the checkpoint is stored (OnStep(StepStored, n)): it holds
+// the writes that run reported with id n (OnStep(StepWrite, n)), and a
+// reader sees it from the run's next OnStep(StepAfterCommit, m ≥ n) or, if
+// the run was killed first, from the start of the next run, whose recovery
+// commits the stored checkpoint's pending transactions before anything
+// else. The writes of a checkpoint that was never stored were aborted. It
+// returns a problem instead if the reports and the committed output do not
+// add up.
+func committedTxns(runs []jobRun, committed []kit.Result) ([]txn, string) {
+	var txns []txn
+	for j, run := range runs {
+		writes := map[int64]int{}
+		open := len(txns) // the first transaction of this run not yet visible
+		for _, s := range run.steps {
+			switch s.step {
+			case StepWrite:
+				writes[s.id]++
+			case StepStored:
+				if n := len(txns); n > 0 && s.id <= txns[n-1].id {
+					return nil, fmt.Sprintf("run %d stored checkpoint %d after checkpoint %d was stored: checkpoint ids increase, across\n"+
+						"restarts too, so that the sink's transactions (and ReadCommitted) follow the order of the output.", j+1, s.id, txns[n-1].id)
+				}
+				txns = append(txns, txn{id: s.id, run: j, visibleAt: -1, results: make([]kit.Result, writes[s.id])})
+			case StepAfterCommit:
+				for ; open < len(txns) && txns[open].id <= s.id; open++ {
+					txns[open].visibleAt = s.at
+				}
+			}
+		}
+		for ; open < len(txns); open++ {
+			if j+1 == len(runs) {
+				return nil, fmt.Sprintf("the last run stored checkpoint %d but never reported OnStep(StepAfterCommit, n ≥ %d): RunSessionJob\n"+
+					"returns when every result is committed, after the final checkpoint's commit.", txns[open].id, txns[open].id)
+			}
+			txns[open].visibleAt = runs[j+1].start // recovered and committed when the next run starts
+		}
+	}
 	total := 0
-	for _, id := range l.ids {
-		total += l.writes[id]
+	for _, x := range txns {
+		total += len(x.results)
 	}
 	if total != len(committed) {
-		return nil, fmt.Sprintf("OnStep reported %d writes for the %d committed checkpoints, but ReadCommitted returns %d results.\n"+
+		return nil, fmt.Sprintf("OnStep reported %d writes for the %d stored checkpoints, but ReadCommitted returns %d results.\n"+
 			"Report OnStep(StepWrite, n) after each sink Write, n being the checkpoint that write is committed with.",
-			total, len(l.ids), len(committed))
+			total, len(txns), len(committed))
 	}
+	for i := range txns {
+		n := copy(txns[i].results, committed)
+		committed = committed[n:]
+	}
+	return txns, ""
+}
+
+// visibleSince applies the transactions downstream, in order, and returns
+// for each row downstream came to hold the time a reader could first see
+// it. It returns a problem instead if a transaction cannot be applied.
+func visibleSince(txns []txn) (map[kit.Result]time.Duration, string) {
 	d := newDownstream()
 	since := map[kit.Result]time.Duration{}
-	for _, id := range l.ids {
-		txn := committed[:l.writes[id]]
-		committed = committed[l.writes[id]:]
-		if problem := d.apply(txn); problem != "" {
-			return nil, fmt.Sprintf("checkpoint %d's transaction: %s", id, problem)
+	for _, x := range txns {
+		if problem := d.apply(x.results); problem != "" {
+			return nil, fmt.Sprintf("checkpoint %d's transaction: %s", x.id, problem)
 		}
-		for _, r := range txn {
+		for _, r := range x.results {
 			if row, ok := d.row(sessionKey{r.Key, r.Start, r.End}); ok && r.Count > 0 {
 				if _, seen := since[row]; !seen {
-					since[row] = l.committedAt[id]
+					since[row] = x.visibleAt
 				}
 			}
 		}
 	}
 	return since, ""
-}
-
-// runJob runs RunSessionJob with the commit log's OnStep and returns its
-// error, or the crash it injected (true) and nothing else.
-func (l *commitLog) runJob(t *testing.T, cfg SessionJobConfig, arrivals []Arrival) (crash bool, err error) {
-	t.Helper()
-	cfg.OnStep = l.step
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(crashed); !ok {
-				panic(r)
-			}
-			crash = true
-		}
-	}()
-	return false, RunSessionJob(cfg, arrivals, l.clock)
 }
 
 // fmtAt renders a processing time since the epoch as the replay's time of
@@ -274,4 +317,95 @@ func diffSessions(got, want []kit.Result) string {
 	list("missing (in the oracle, not downstream)", missing)
 	list("unexpected (downstream, not in the oracle)", extra)
 	return b.String()
+}
+
+// deadline is when a session must be visible downstream at the latest.
+//
+// A run that starts at R (0 for a fresh start) has new Watermarks: the five
+// partitions that never deliver have no watermark and pin the combined one
+// at math.MinInt64 until they are idle again, which the first emission
+// after R + IdleTimeout sees, at most R + IdleTimeout + EmitInterval. From
+// that emission on, the run closes a session within closingBound of the
+// moment it became closable, as an uninterrupted run does. So a session
+// closable at c is visible by max(c + closingBound, R + IdleTimeout +
+// EmitInterval), in the first run that is not killed before that moment
+// (the run that is killed before its deadline passes the session on to the
+// next run, whose later start gives it a later deadline).
+type deadline struct {
+	at      time.Duration // since the epoch
+	run     int           // the run (0-based) the deadline counts from
+	restart bool          // the restart term is the later one: the session waited for the run to start and its partitions to go idle
+}
+
+// deadlineOf returns the deadline of a session closable at c, over runs.
+func deadlineOf(c time.Duration, runs []jobRun) deadline {
+	for j, run := range runs {
+		d := max(c+closingBound, run.start+capstoneIdle+capstoneEmit)
+		if !run.killed || run.end > d {
+			return deadline{at: d, run: j, restart: d > c+closingBound}
+		}
+	}
+	panic("suite bug: the last run of a job was killed")
+}
+
+// latency is how a job's runs kept the capstone's commitment on the
+// sessions that close while data flows.
+type latency struct {
+	checked      int           // sessions whose deadline comes before the end of the data
+	afterRestart int           // of those, the ones whose deadline counts from a restart
+	inQuiet      int           // of those, the ones that end during EU's quiet hours
+	worst        time.Duration // the largest visible − closable
+	late         []string      // the sessions visible after their deadline (at most 5), described
+	lateCount    int
+}
+
+// measureLatency checks every session of want against its deadline over
+// runs, from the times since says each became visible. It checks only the
+// sessions whose deadline comes before the last first delivery of sc: the
+// bound holds while data flows, with some partition active at every
+// emission. (Redeliveries after that carry old timestamps, and once every
+// partition is idle the watermark follows stage 07's rule, not this
+// bound.)
+func measureLatency(sc scenario, want []kit.Result, runs []jobRun, since map[kit.Result]time.Duration) latency {
+	var l latency
+	dataUntil := sc.lastFirstDelivery()
+	for _, s := range want {
+		closable := sc.at(s.End)
+		d := deadlineOf(closable, runs)
+		if d.at > dataUntil {
+			continue // closes after the data stops, or with the final Flush
+		}
+		l.checked++
+		if d.restart {
+			l.afterRestart++
+		}
+		if s.End >= 2*hour && s.End < 4*hour {
+			l.inQuiet++
+		}
+		at := since[s] // downstream ends holding exactly want, so every s is there
+		l.worst = max(l.worst, at-closable)
+		if at <= d.at {
+			continue
+		}
+		if l.lateCount++; len(l.late) < 5 {
+			due := fmt.Sprintf("closable + %v", closingBound)
+			if d.restart {
+				due = fmt.Sprintf("run %d's start %s + IdleTimeout %v + EmitInterval %v", d.run+1, fmtAt(sc.from, runs[d.run].start), capstoneIdle, capstoneEmit)
+			}
+			l.late = append(l.late, fmt.Sprintf("  %s (partition %d): closable at %s, due by %s (%s), visible at %s: %v late\n%s",
+				fmtSession(s), partitionOf(sc, s.Key), fmtAt(sc.from, closable), fmtAt(sc.from, d.at), due, fmtAt(sc.from, at),
+				at-d.at, arrivalsOf(sc, s.Key, 8)))
+		}
+	}
+	return l
+}
+
+// partitionOf returns the partition that delivers key's events.
+func partitionOf(sc scenario, key string) int {
+	for _, a := range sc.arrivals {
+		if a.Event.Key == key {
+			return a.Partition
+		}
+	}
+	return -1
 }

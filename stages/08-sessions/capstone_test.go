@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -84,47 +85,133 @@ const (
 		"into a processor that did not remember it."
 )
 
-// TestSessionJobRejectsInvalidConfig certifies that RunSessionJob returns an error and commits nothing for an invalid config or source.
+// TestSessionJobRejectsInvalidConfig certifies that RunSessionJob returns an error and commits nothing for a nil clock, an invalid config or an invalid source.
 func TestSessionJobRejectsInvalidConfig(t *testing.T) {
 	defer suite.Recover(t)
-	arrivals := []Arrival{
-		{Partition: 0, At: time.Second, Event: ev("e1", "a", 1000, 1)},
-		{Partition: 1, At: 2 * time.Second, Event: ev("e2", "a", 2000, 1)},
+	// run is one call of RunSessionJob, for a case to spoil.
+	type run struct {
+		cfg      SessionJobConfig
+		arrivals []Arrival
+		clock    *kit.ManualClock
 	}
 	for _, c := range []struct {
-		name   string
-		change func(*SessionJobConfig, []Arrival) []Arrival
-		why    string
+		name  string
+		spoil func(*run)
+		why   string
 	}{
-		{"EmitInterval 0", func(c *SessionJobConfig, a []Arrival) []Arrival { c.EmitInterval = 0; return a },
-			"without an interval the watermark is never emitted"},
-		{"empty Dir", func(c *SessionJobConfig, a []Arrival) []Arrival { c.Dir = ""; return a },
-			"the job has nowhere to keep its checkpoints and output"},
-		{"Gap 0", func(c *SessionJobConfig, a []Arrival) []Arrival { c.Sessions.Gap = 0; return a },
-			"NewSessionProcessor rejects it"},
-		{"Partitions 0", func(c *SessionJobConfig, a []Arrival) []Arrival { c.Watermarks.Partitions = 0; return a },
-			"NewWatermarks rejects it"},
-		{"an arrival on partition 8 of 8", func(c *SessionJobConfig, a []Arrival) []Arrival {
-			a[1].Partition = capstonePartitions
-			return a
-		}, "partitions are numbered 0 … 7: an event from a partition that does not exist is a wiring bug"},
-		{"an arrival earlier than the one before", func(c *SessionJobConfig, a []Arrival) []Arrival {
-			a[1].At = 0
-			return a
-		}, "a source delivers in processing-time order"},
+		{"a nil clock", func(r *run) { r.clock = nil }, "the job reads and moves processing time on it"},
+		{"EmitInterval 0", func(r *run) { r.cfg.EmitInterval = 0 }, "without an interval the watermark is never emitted"},
+		{"EmitInterval −1s", func(r *run) { r.cfg.EmitInterval = -time.Second }, "processing time never runs backwards"},
+		{"empty Dir", func(r *run) { r.cfg.Dir = "" }, "the job has nowhere to keep its checkpoints and output"},
+		{"Gap 0", func(r *run) { r.cfg.Sessions.Gap = 0 }, "NewSessionProcessor rejects it"},
+		{"AllowedLateness −1", func(r *run) { r.cfg.Sessions.AllowedLateness = -1 }, "NewSessionProcessor rejects it"},
+		{"Partitions 0", func(r *run) { r.cfg.Watermarks.Partitions = 0 }, "NewWatermarks rejects it"},
+		{"OutOfOrderness −1", func(r *run) { r.cfg.Watermarks.OutOfOrderness = -1 }, "NewWatermarks rejects it"},
+		{"IdleTimeout −1s", func(r *run) { r.cfg.Watermarks.IdleTimeout = -time.Second }, "NewWatermarks rejects it"},
+		{"an arrival on partition 8 of 8", func(r *run) { r.arrivals[1].Partition = capstonePartitions },
+			"partitions are numbered 0 … 7: an event from a partition that does not exist is a wiring bug"},
+		{"an arrival on partition −1", func(r *run) { r.arrivals[1].Partition = -1 },
+			"partitions are numbered 0 … 7: an event from a partition that does not exist is a wiring bug"},
+		{"an arrival earlier than the one before", func(r *run) { r.arrivals[1].At = 0 },
+			"a source delivers in processing-time order"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer suite.Recover(t)
-			cfg := capstoneConfig(t.TempDir(), capstoneIdle)
-			dir := cfg.Dir
-			src := c.change(&cfg, slices.Clone(arrivals))
-			if err := RunSessionJob(cfg, src, kit.NewManualClock(jobEpoch(0))); err == nil {
+			dir := t.TempDir()
+			r := run{
+				cfg: capstoneConfig(dir, capstoneIdle),
+				arrivals: []Arrival{
+					{Partition: 0, At: time.Second, Event: ev("e1", "a", 1000, 1)},
+					{Partition: 1, At: 2 * time.Second, Event: ev("e2", "a", 2000, 1)},
+				},
+				clock: kit.NewManualClock(jobEpoch(0)),
+			}
+			c.spoil(&r)
+			if err := RunSessionJob(r.cfg, r.arrivals, r.clock); err == nil {
 				t.Errorf("RunSessionJob(%s) = nil, want an error: %s", c.name, c.why)
 			}
 			if rs, err := ReadCommitted(dir); err == nil && len(rs) > 0 {
 				t.Errorf("RunSessionJob(%s) committed %d results; a job that cannot start commits nothing", c.name, len(rs))
 			}
 		})
+	}
+}
+
+// TestSessionJobFollowsItsEmissionSchedule certifies that the job emits the watermark at every epoch + k·EmitInterval before reading an arrival due at that moment, checkpoints (commits) right after each emission, writes what Process returns but never a late event, and ends with Flush and a final checkpoint.
+//
+// Two partitions that both speak, no idleness, EmitInterval 10 s, Gap 1 s,
+// AllowedLateness 1 s; event time in milliseconds tracks processing time.
+func TestSessionJobFollowsItsEmissionSchedule(t *testing.T) {
+	defer suite.Recover(t)
+	epoch := jobEpoch(0)
+	cfg := SessionJobConfig{
+		Watermarks:   WatermarkConfig{Partitions: 2},
+		Sessions:     SessionConfig{Gap: 1000, AllowedLateness: 1000},
+		Dir:          t.TempDir(),
+		EmitInterval: 10 * time.Second,
+	}
+	at := func(partition int, at time.Duration, e kit.Event) Arrival {
+		return Arrival{Partition: partition, At: at, Event: e}
+	}
+	arrivals := []Arrival{
+		at(0, 1*time.Second, ev("e1", "a", 1000, 1)),
+		at(1, 2*time.Second, ev("e2", "b", 2000, 2)),
+		at(0, 10*time.Second, ev("e3", "c", 9000, 3)), // due at the first emission time: read after it
+		at(1, 12*time.Second, ev("e4", "d", 11500, 4)),
+		at(1, 13*time.Second, ev("e5", "h", -5000, 5)), // late at watermark 1000: side output, not written
+		at(0, 15*time.Second, ev("e6", "e", 15000, 6)),
+		at(0, 21*time.Second, ev("e7", "i", 10500, 7)), // behind watermark 11500, not expired: fires at once
+		at(1, 21*time.Second, ev("e8", "f", 21000, 8)),
+		at(0, 22*time.Second, ev("e9", "g", 22000, 9)),
+	}
+	want := []struct {
+		at      time.Duration
+		results []kit.Result
+		why     string
+	}{
+		{10 * time.Second, nil,
+			"At +10s the job emits before it reads e3, due at that same moment: the watermark is min(1000, 2000) = 1000,\n" +
+				"and a's session [1000,2000) is still open. Reading e3 first would raise partition 0 to 9000, the watermark to\n" +
+				"2000, and close a ten seconds early."},
+		{20 * time.Second, []kit.Result{res("a", 1000, 2000, 1, 1), res("b", 2000, 3000, 1, 2), res("c", 9000, 10000, 1, 3)},
+			"At +20s the watermark is min(15000, 11500) = 11500: a, b and c fire, and the checkpoint right after the\n" +
+				"emission commits them. (A checkpoint taken before the emission would leave them to the next commit.)"},
+		{22 * time.Second, []kit.Result{res("i", 10500, 11500, 1, 7),
+			res("d", 11500, 12500, 1, 4), res("e", 15000, 16000, 1, 6), res("f", 21000, 22000, 1, 8), res("g", 22000, 23000, 1, 9)},
+			"e7's session [10500,11500) ends at the watermark, 11500, and has not expired (11500 < 11500 + 1000): it fires\n" +
+				"in Process, and the job writes what Process returns. After the last arrival, at +22s, Flush fires the rest\n" +
+				"and a final checkpoint commits them. e5 was late (its session [-5000,-4000) expired at watermark 1000): side\n" +
+				"output, never written."},
+	}
+	run, err := runJob(cfg, arrivals, kit.NewManualClock(epoch), epoch)
+	if err != nil {
+		t.Fatalf("RunSessionJob = %v, want nil", err)
+	}
+	committed, err := ReadCommitted(cfg.Dir)
+	if err != nil {
+		t.Fatalf("ReadCommitted after RunSessionJob = %v, want the committed results", err)
+	}
+	txns, problem := committedTxns([]jobRun{run}, committed)
+	if problem != "" {
+		t.Fatalf("following the commits of the run: %s", problem)
+	}
+	var got []string
+	for _, x := range txns {
+		got = append(got, fmt.Sprintf("  checkpoint %d, committed at +%v:\n%s", x.id, x.visibleAt, windowtest.FmtResults(x.results)))
+	}
+	for i, w := range want {
+		if i >= len(txns) {
+			t.Fatalf("the job committed %d checkpoints, want %d: one per emission time up to the last arrival (+10s, +20s),\n"+
+				"then the final one after Flush (+22s). It committed:\n%s", len(txns), len(want), strings.Join(got, "\n"))
+		}
+		if x := txns[i]; x.visibleAt != w.at || !slices.Equal(x.results, w.results) {
+			t.Fatalf("checkpoint %d of the run committed at +%v\n%s\nwant a commit at +%v of\n%s\n%s\n\nthe whole run committed:\n%s",
+				i+1, x.visibleAt, windowtest.FmtResults(x.results), w.at, windowtest.FmtResults(w.results), w.why, strings.Join(got, "\n"))
+		}
+	}
+	if len(txns) > len(want) {
+		t.Fatalf("the job committed %d checkpoints, want %d: one per emission time up to the last arrival (+10s, +20s),\n"+
+			"then the final one after Flush (+22s). It committed:\n%s", len(txns), len(want), strings.Join(got, "\n"))
 	}
 }
 
@@ -142,9 +229,8 @@ func TestQuietPartitionSessionJobMeetsLatencyBudget(t *testing.T) {
 	}
 	sc := newScenario(suite.Rand(t), 105*minute, 4*hour+15*minute, capstoneMaxDelay)
 	cfg := capstoneConfig(t.TempDir(), capstoneIdle)
-	clock := kit.NewManualClock(jobEpoch(sc.from))
-	log := newCommitLog(cfg.Dir, clock, clock.Now())
-	if _, err := log.runJob(t, cfg, sc.arrivals); err != nil {
+	run, err := runJob(cfg, sc.arrivals, kit.NewManualClock(jobEpoch(sc.from)), jobEpoch(sc.from))
+	if err != nil {
 		t.Fatalf("RunSessionJob (%d arrivals from 01:45 to 04:15) = %v, want nil", len(sc.arrivals), err)
 	}
 	want := batchSessions(sc.events(), capstoneGap)
@@ -152,7 +238,11 @@ func TestQuietPartitionSessionJobMeetsLatencyBudget(t *testing.T) {
 		return
 	}
 	committed, _ := ReadCommitted(cfg.Dir)
-	since, problem := log.visibleSince(committed)
+	txns, problem := committedTxns([]jobRun{run}, committed)
+	if problem != "" {
+		t.Fatalf("following the commits of the run: %s", problem)
+	}
+	since, problem := visibleSince(txns)
 	if problem != "" {
 		t.Fatalf("following the commits of the run: %s", problem)
 	}
@@ -160,49 +250,19 @@ func TestQuietPartitionSessionJobMeetsLatencyBudget(t *testing.T) {
 	// The bound holds while data flows: at every emission some partition
 	// is active. It ends with the last first delivery; redeliveries after
 	// it carry old timestamps and may leave the watermark where it was.
-	dataUntil := sc.lastFirstDelivery()
-	var late []string
-	checked, inQuiet := 0, 0
-	var worst time.Duration
-	for _, s := range want {
-		closable := sc.at(s.End)
-		if closable+closingBound > dataUntil {
-			continue // closes after the data stops, or with the final Flush
-		}
-		checked++
-		if s.End >= 2*hour && s.End < 4*hour {
-			inQuiet++
-		}
-		at := since[s] // downstream ends holding exactly want, so every s is there
-		latency := at - closable
-		worst = max(worst, latency)
-		if latency > closingBound && len(late) < 5 {
-			late = append(late, fmt.Sprintf("  %s (partition %d): closable at %s, committed at %s: %v later\n%s",
-				fmtSession(s), partitionOf(sc, s.Key), fmtAt(sc.from, closable), fmtAt(sc.from, at), latency, arrivalsOf(sc, s.Key, 8)))
-		}
+	l := measureLatency(sc, want, []jobRun{run}, since)
+	if l.checked < 100 || l.inQuiet < 20 {
+		t.Fatalf("suite bug: only %d sessions close before the end of input, %d of them during EU's quiet hours", l.checked, l.inQuiet)
 	}
-	if checked < 100 || inQuiet < 20 {
-		t.Fatalf("suite bug: only %d sessions close before the end of input, %d of them during EU's quiet hours", checked, inQuiet)
-	}
-	if len(late) > 0 {
-		t.Errorf("sessions committed more than %v after the replay passed their end (the worst: %v):\n%s\n\n"+
+	if l.lateCount > 0 {
+		t.Errorf("%d of %d sessions were committed more than %v after the replay passed their end (the worst: %v):\n%s\n\n"+
 			"The bound is IdleTimeout %v + delivery delay %v + OutOfOrderness %v + EmitInterval %v: at each emission, every\n"+
 			"partition that is not idle spoke within the idleness timeout, so its watermark trails the clock by at most the\n"+
 			"other three; partitions that never speak (5 of 8) and EU in its quiet hours drop out once idle. Check that the job\n"+
 			"hands Watermarks.Current() to AdvanceWatermark at every emission, and checkpoints (commits) right after it:\n"+
 			"results become visible only at a commit.",
-			closingBound, worst, strings.Join(late, "\n"), capstoneIdle, capstoneMaxDelay, time.Duration(capstoneOOO)*time.Millisecond, capstoneEmit)
+			l.lateCount, l.checked, closingBound, l.worst, strings.Join(l.late, "\n"), capstoneIdle, capstoneMaxDelay, time.Duration(capstoneOOO)*time.Millisecond, capstoneEmit)
 	}
-}
-
-// partitionOf returns the partition that delivers key's events.
-func partitionOf(sc scenario, key string) int {
-	for _, a := range sc.arrivals {
-		if a.Event.Key == key {
-			return a.Partition
-		}
-	}
-	return -1
 }
 
 // TestQuietPartitionsHoldSessionsOpenWithoutIdleness certifies that without an idleness timeout the five partitions that never deliver pin the watermark, so the job commits no session before the end of input, and still the right ones then.
@@ -215,108 +275,29 @@ func TestQuietPartitionsHoldSessionsOpenWithoutIdleness(t *testing.T) {
 	t.Parallel() // its time goes to fsync: let the jobs of these tests wait together
 	sc := newScenario(suite.Rand(t), 90*minute, 2*hour+15*minute, capstoneMaxDelay)
 	cfg := capstoneConfig(t.TempDir(), 0)
-	clock := kit.NewManualClock(jobEpoch(sc.from))
-	log := newCommitLog(cfg.Dir, clock, clock.Now())
-	log.readAt = true
-	if _, err := log.runJob(t, cfg, sc.arrivals); err != nil {
+	run, err := runJob(cfg, sc.arrivals, kit.NewManualClock(jobEpoch(sc.from)), jobEpoch(sc.from))
+	if err != nil {
 		t.Fatalf("RunSessionJob without idleness = %v, want nil", err)
 	}
 	if !checkCommitted(t, cfg.Dir, "after RunSessionJob without idleness", batchSessions(sc.events(), capstoneGap), cleanWhy) {
 		return
 	}
-	if len(log.counts) < 2 {
-		t.Fatalf("the job committed %d times; it checkpoints (and commits) at every emission, every 2 minutes of processing time,\n"+
-			"and once more at the end", len(log.counts))
+	committed, _ := ReadCommitted(cfg.Dir)
+	txns, problem := committedTxns([]jobRun{run}, committed)
+	if problem != "" {
+		t.Fatalf("following the commits of the run: %s", problem)
 	}
-	for i, n := range log.counts[:len(log.counts)-1] {
-		if n > 0 {
-			rs, _ := ReadCommitted(cfg.Dir)
+	if len(txns) < 2 {
+		t.Fatalf("the job committed %d times; it checkpoints (and commits) at every emission, every 2 minutes of processing time,\n"+
+			"and once more at the end", len(txns))
+	}
+	for _, x := range txns[:len(txns)-1] {
+		if len(x.results) > 0 {
 			t.Fatalf("the commit of checkpoint %d (at %s) made %d results visible, e.g. %v, before the end of input.\n"+
 				"With IdleTimeout 0, partitions 0, 2, 3, 5 and 7 never deliver an event: they have no watermark and hold the\n"+
 				"combined one at math.MinInt64, so no session can fire until the final Flush. A job that closes sessions\n"+
 				"here is not taking its watermark from the partitions (Watermarks.Current()), or ignores the silent ones.",
-				log.ids[i], fmtAt(sc.from, log.committedAt[log.ids[i]]), n, rs[0])
+				x.id, fmtAt(sc.from, x.visibleAt), len(x.results), x.results[0])
 		}
-	}
-}
-
-// TestSessionJobResumesExactlyOnceAfterACrash certifies that a sessions job crashed at any step of its checkpoint protocol and run again on the same Dir commits a changelog that rebuilds to the batch oracle, with no session's first result committed twice.
-//
-// A crash is a panic out of OnStep: the job's memory is gone, its files
-// stay. (Stage 05 kills real processes; here the point is what the
-// restarted job restores: the session processor with what downstream holds,
-// the offset, the epoch; the watermarks start afresh.)
-func TestSessionJobResumesExactlyOnceAfterACrash(t *testing.T) {
-	defer suite.Recover(t)
-	t.Parallel() // its time goes to fsync: let the jobs of these tests wait together
-	rnd := suite.Rand(t)
-	sc := newScenario(rnd, 90*minute, 2*hour+20*minute, capstoneMaxDelay)
-	want := batchSessions(sc.events(), capstoneGap)
-
-	// A clean run, to count the steps there are to crash at.
-	clean := newCommitLog(t.TempDir(), kit.NewManualClock(jobEpoch(sc.from)), jobEpoch(sc.from))
-	if _, err := clean.runJob(t, capstoneConfig(clean.dir, capstoneIdle), sc.arrivals); err != nil {
-		t.Fatalf("RunSessionJob without a crash = %v, want nil", err)
-	}
-	if !checkCommitted(t, clean.dir, "without a crash", want, cleanWhy+"\nFix TestQuietPartitionSessionJobMeetsLatencyBudget first.") {
-		return
-	}
-	if clean.steps[StepWrite] < 10 || clean.steps[StepAfterCommit] < 10 {
-		t.Fatalf("RunSessionJob reported %d writes and %d commits to OnStep over 50 minutes with an EmitInterval of 2 minutes;\n"+
-			"it reports stage 05's steps: StepWrite after each sink write, and the four checkpoint steps at each checkpoint.",
-			clean.steps[StepWrite], clean.steps[StepAfterCommit])
-	}
-
-	type crashAt struct {
-		step Step
-		k    int // the k-th time the run reaches step
-	}
-	pick := func(s Step) crashAt { return crashAt{s, 1 + rnd.IntN(clean.steps[s])} }
-	// Every step once; the last plan crashes twice, the second time in the
-	// run that resumed from the first crash.
-	plans := [][]crashAt{
-		{pick(StepWrite)},
-		{pick(StepAfterPreCommit)},
-		{pick(StepStored)},
-		{{StepBeforePreCommit, 1 + rnd.IntN(clean.steps[StepBeforePreCommit]/2)}, {StepAfterCommit, 1 + rnd.IntN(clean.steps[StepAfterCommit]/3)}},
-	}
-	for _, plan := range plans {
-		var names []string
-		for _, c := range plan {
-			names = append(names, fmt.Sprintf("%s #%d", c.step, c.k))
-		}
-		name := "crash at " + strings.Join(names, ", then at ")
-		t.Run(name, func(t *testing.T) {
-			defer suite.Recover(t)
-			t.Parallel()
-			dir := t.TempDir()
-			clock := kit.NewManualClock(jobEpoch(sc.from))
-			for i, c := range plan {
-				log := newCommitLog(dir, clock, jobEpoch(sc.from))
-				log.crash = func(step Step, _ int64) bool { return step == c.step && log.steps[step] == c.k }
-				crash, err := log.runJob(t, capstoneConfig(dir, capstoneIdle), sc.arrivals)
-				if err != nil {
-					t.Fatalf("run %d of the job = %v, want a crash at %s #%d (counted from the start of this run)", i+1, err, c.step, c.k)
-				}
-				if !crash {
-					t.Fatalf("run %d of the job finished without reaching %s #%d: the run after a restart reaches fewer steps\n"+
-						"than expected. Does it resume from the latest checkpoint?", i+1, c.step, c.k)
-				}
-			}
-			if err := RunSessionJob(capstoneConfig(dir, capstoneIdle), sc.arrivals, clock); err != nil {
-				t.Fatalf("RunSessionJob after the crash = %v, want nil: it resumes from the latest completed checkpoint", err)
-			}
-			if !checkCommitted(t, dir, name+", then a run to the end", want, crashWhy) {
-				return
-			}
-			before, _ := ReadCommitted(dir)
-			if err := RunSessionJob(capstoneConfig(dir, capstoneIdle), sc.arrivals, clock); err != nil {
-				t.Fatalf("RunSessionJob on the finished Dir = %v, want nil", err)
-			}
-			if after, _ := ReadCommitted(dir); !slices.Equal(after, before) {
-				t.Errorf("running the job again on its finished Dir changed the committed output from %d to %d results: it resumes\n"+
-					"from the final checkpoint, with nothing left to do", len(before), len(after))
-			}
-		})
 	}
 }

@@ -4,16 +4,19 @@ package sessions
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/kit"
 )
 
 // FuzzRestoreSessionProcessor certifies that RestoreSessionProcessor never panics on any input, and whatever it accepts snapshots and restores again to the same bytes.
 //
 // `go test` runs the seed corpus, made at run time by your code: snapshots
 // your Snapshot writes (new processors, busy ones mid-stream, one holding a
-// fired session that a late event extended, a flushed one), their
+// fired session that a late event extended, a flushed one, one holding
+// awkward keys, IDs and values), their
 // prefixes, copies with a byte flipped or a byte appended, a stage 04
 // snapshot, and bytes that are no snapshot at all. To search for more:
 //
@@ -38,6 +41,19 @@ func FuzzRestoreSessionProcessor(f *testing.F) {
 	flushed.Process(ev("e1", "k", -3, 1))
 	flushed.Flush()
 	snaps = append(snaps, snapshotOf(f, flushed))
+	// Awkward keys, IDs and values (kit.AwkwardStrings up to 256 bytes, the
+	// int64 edges), mid-story: after the late extensions, before Flush.
+	awkward := newSessions(f, formatCfg)
+	var lives [][2][]op
+	for i, key := range kit.AwkwardStrings() {
+		if len(key) <= 256 {
+			lives = append(lives, life(key, func(n int) string { return fmt.Sprintf("%d%s", n, key) },
+				kit.EdgeValues[i%len(kit.EdgeValues)], kit.EdgeValues[(i+3)%len(kit.EdgeValues)], int64(i)))
+		}
+	}
+	ops := story(lives...)
+	runOps(awkward, ops[:len(ops)-2])
+	snaps = append(snaps, snapshotOf(f, awkward))
 
 	for _, snap := range snaps {
 		f.Add(snap)

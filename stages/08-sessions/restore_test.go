@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/internal/windowtest"
@@ -24,14 +25,15 @@ type (
 
 var runOps = windowtest.Replay
 
-// genOps returns a seeded call sequence for cfg: n events over span,
+// genOps returns a seeded call sequence for cfg: n events over span, with
+// keys, IDs and values made awkward at rate awkward (kit.WithAwkwardFields),
 // shuffled with disorder bound and a tenth redelivered, with
 // AdvanceWatermark(max timestamp − lag) every 1 to 6 events. The disorder
 // is beyond the lag, so sessions are extended and bridged after they fired
 // and some events are late. Then Flush, a redelivery and a new event after
 // the end.
-func genOps(r *rand.Rand, n int, span, bound, lag int64) []op {
-	ordered := kit.RandomEvents(r, n, []string{"a", "b", "c", "d"}, -span/4, span)
+func genOps(r *rand.Rand, n int, span, bound, lag int64, awkward float64) []op {
+	ordered := kit.WithAwkwardFields(r, kit.RandomEvents(r, n, []string{"a", "b", "c", "d"}, -span/4, span), awkward)
 	events := shuffled(r, ordered, bound, 0.1)
 	var ops []op
 	maxTS, next := int64(math.MinInt64), 1+r.IntN(6)
@@ -46,6 +48,12 @@ func genOps(r *rand.Rand, n int, span, bound, lag int64) []op {
 	return append(ops, windowtest.FlushOp(), windowtest.ProcessOp(events[r.IntN(len(events))]),
 		windowtest.ProcessOp(ev("after-end", "a", maxTS, 1)))
 }
+
+// awkwardRate is how often the seeded generators of this suite give an
+// event an awkward key, ID or value (kit.WithAwkwardFields): often enough
+// that the restore and shuffle tests meet them, rarely enough that most
+// events, and most failures, stay readable.
+const awkwardRate = 0.04
 
 // cutConfigs are the restore-and-continue runs: a config, the span of the
 // timestamps, the disorder, and the watermark's lag behind the largest
@@ -89,49 +97,98 @@ func restoreOf(t testing.TB, snap []byte) *SessionProcessor {
 //
 // The inputs are seeded and shuffled beyond the watermark's lag, so that
 // fired sessions are extended and bridged late (retractions) and some
-// events are late; with duplicates, a Flush and events after it.
+// events are late; with duplicates, a Flush and events after it, and now
+// and then an awkward key, ID or value (kit.WithAwkwardFields).
 func TestRestoreAtEveryCutPointEqualsUninterruptedRun(t *testing.T) {
 	defer suite.Recover(t)
 	for _, cc := range cutConfigs {
 		t.Run(fmt.Sprintf("gap=%d/lateness=%d/disorder=%d/lag=%d", cc.cfg.Gap, cc.cfg.AllowedLateness, cc.bound, cc.lag), func(t *testing.T) {
 			defer suite.Recover(t)
-			ops := genOps(suite.Rand(t), cutEvents, cc.span, cc.bound, cc.lag)
-			full := runOps(newSessions(t, cc.cfg), ops)
-
-			s := newSessions(t, cc.cfg)
-			for k := 0; k <= len(ops); k++ {
-				snap := snapshotOf(t, s)
-				lateAtCut, wmAtCut := s.Late(), s.Watermark()
-				r := restoreOf(t, snap)
-				head := fmt.Sprintf("Config %+v, %d calls; snapshot after call %d (%d bytes), restored.\n", cc.cfg, len(ops), k, len(snap))
-				if wm := r.Watermark(); wm != wmAtCut {
-					t.Fatalf("%sWatermark() of the restored processor = %s, the snapshotted one's = %s: the watermark is state.",
-						head, kit.FormatWatermark(wm), kit.FormatWatermark(wmAtCut))
-				}
-				cont := runOps(r, ops[k:])
-				for i, got := range cont.Outs {
-					at := k + i
-					if want := full.Outs[at]; !slices.Equal(got, want) {
-						t.Fatalf("%sAfter the restore, call %d %v returned\n%s\nthe uninterrupted run returned\n%s\n%s\n\n%s",
-							head, at+1, ops[at], windowtest.FmtResults(got), windowtest.FmtResults(want),
-							explainCut(ops, full, k, at, got, want), cutTimeline(cc.cfg, ops, full, k, at, cont.Outs[:i+1]))
-					}
-				}
-				if late := slices.Concat(lateAtCut, cont.Late); !slices.Equal(late, full.Late) {
-					t.Fatalf("%sLate() before the snapshot, then the restored processor's: %s\nthe uninterrupted run's: %s\n"+
-						"The side output is not state (a restored Late() starts empty), but every later late event must be caught:\n"+
-						"the seen IDs and the sessions decide which events are late.",
-						head, windowtest.FmtEvents(late), windowtest.FmtEvents(full.Late))
-				}
-				if cont.WM != full.WM {
-					t.Fatalf("%sWatermark() at the end = %s, the uninterrupted run's = %s", head, kit.FormatWatermark(cont.WM), kit.FormatWatermark(full.WM))
-				}
-				if k < len(ops) {
-					ops[k].Apply(s)
-				}
-			}
+			checkEveryCut(t, cc.cfg, genOps(suite.Rand(t), cutEvents, cc.span, cc.bound, cc.lag, awkwardRate))
 		})
 	}
+}
+
+// checkEveryCut stops t unless, for every k, snapshotting a processor for
+// cfg after ops[:k], restoring it and making the calls ops[k:] on the
+// restored one gives what one uninterrupted run of ops gives: the same
+// results call by call, the same side output (the snapshotted processor's
+// up to the cut, then the restored one's) and the same final watermark.
+func checkEveryCut(t *testing.T, cfg SessionConfig, ops []op) {
+	t.Helper()
+	full := runOps(newSessions(t, cfg), ops)
+	s := newSessions(t, cfg)
+	for k := 0; k <= len(ops); k++ {
+		snap := snapshotOf(t, s)
+		lateAtCut, wmAtCut := s.Late(), s.Watermark()
+		head := fmt.Sprintf("Config %+v, %d calls; snapshot after call %d (%d bytes), restored.\n", cfg, len(ops), k, len(snap))
+		r, err := RestoreSessionProcessor(snap)
+		if err != nil || r == nil {
+			t.Fatalf("%sRestoreSessionProcessor(the snapshot Snapshot just returned) = %v, %v; want a processor and no error:\n"+
+				"whatever state a processor holds, its snapshot restores.%s", head, r, err, awkwardNote(ops[:k]))
+		}
+		if wm := r.Watermark(); wm != wmAtCut {
+			t.Fatalf("%sWatermark() of the restored processor = %s, the snapshotted one's = %s: the watermark is state.",
+				head, kit.FormatWatermark(wm), kit.FormatWatermark(wmAtCut))
+		}
+		cont := runOps(r, ops[k:])
+		for i, got := range cont.Outs {
+			at := k + i
+			if want := full.Outs[at]; !slices.Equal(got, want) {
+				t.Fatalf("%sAfter the restore, call %d %v returned\n%s\nthe uninterrupted run returned\n%s\n%s\n\n%s",
+					head, at+1, ops[at], windowtest.FmtResults(got), windowtest.FmtResults(want),
+					explainCut(ops, full, k, at, got, want)+awkwardNote(ops[:k]), cutTimeline(cfg, ops, full, k, at, cont.Outs[:i+1]))
+			}
+		}
+		if late := slices.Concat(lateAtCut, cont.Late); !slices.Equal(late, full.Late) {
+			t.Fatalf("%sLate() before the snapshot, then the restored processor's: %s\nthe uninterrupted run's: %s\n"+
+				"The side output is not state (a restored Late() starts empty), but every later late event must be caught:\n"+
+				"the seen IDs and the sessions decide which events are late.",
+				head, windowtest.FmtEvents(late), windowtest.FmtEvents(full.Late))
+		}
+		if cont.WM != full.WM {
+			t.Fatalf("%sWatermark() at the end = %s, the uninterrupted run's = %s", head, kit.FormatWatermark(cont.WM), kit.FormatWatermark(full.WM))
+		}
+		if k < len(ops) {
+			ops[k].Apply(s)
+		}
+	}
+}
+
+// awkwardNote says which state that breaks naive encodings the events of
+// ops put into a processor, with the mistakes each exposes; "" if none.
+func awkwardNote(ops []op) string {
+	var notes []string
+	seen := map[string]bool{}
+	note := func(what, mistake string) {
+		if !seen[what] {
+			seen[what] = true
+			notes = append(notes, fmt.Sprintf("\n  - %s: %s", what, mistake))
+		}
+	}
+	for _, e := range windowtest.EventsOf(ops) {
+		for _, f := range []struct{ name, s string }{{"key", e.Key}, {"ID", e.ID}} {
+			switch {
+			case f.s == "":
+				note("an empty "+f.name, "an empty string is a length of 0, not a missing field")
+			case len(f.s) > 255:
+				note(fmt.Sprintf("a %s of more than 255 bytes", f.name), "a length written in one byte (or two, past 65 535) is cut short")
+			}
+			if strings.IndexByte(f.s, 0) >= 0 {
+				note("a "+f.name+" with a NUL byte", "a NUL-terminated string ends there")
+			}
+			if !utf8.ValidString(f.s) {
+				note("a "+f.name+" that is not valid UTF-8", "a text format (encoding/json) replaces the bytes it cannot encode")
+			}
+		}
+		if e.Value > 1<<53 || e.Value < -(1<<53) {
+			note("values beyond 2^53", "a float64 (a JSON number decoded into interface{}) loses their low digits; sums wrap as int64 does")
+		}
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return "\nThe state holds what breaks naive encodings:" + strings.Join(notes, "")
 }
 
 // explainCut guesses which piece of state the snapshot lost, from how call
@@ -207,8 +264,8 @@ var formatCfg = SessionConfig{Gap: 50, AllowedLateness: 100}
 func busySnapshot(t testing.TB, seed uint64) []byte {
 	t.Helper()
 	s := newSessions(t, formatCfg)
-	ops := genOps(kit.NewRand(seed), 60, 3000, 300, 30)
-	for _, o := range ops[:len(ops)-3] { // stop before Flush: sessions still open
+	ops := genOps(kit.NewRand(seed), 60, 3000, 300, 30, 0) // no 70 000-byte key: the damage tests try every byte
+	for _, o := range ops[:len(ops)-3] {                   // stop before Flush: sessions still open
 		o.Apply(s)
 	}
 	return snapshotOf(t, s)
@@ -363,7 +420,7 @@ func TestEqualSessionStateGivesEqualBytes(t *testing.T) {
 	rnd := suite.Rand(t)
 	t.Run("restore then snapshot", func(t *testing.T) {
 		defer suite.Recover(t)
-		ops := genOps(rnd, 80, 3000, 300, 30)
+		ops := genOps(rnd, 80, 3000, 300, 30, awkwardRate)
 		s := newSessions(t, formatCfg)
 		for i := 0; i <= len(ops); i++ {
 			if i%5 == 0 || i == len(ops) {
@@ -380,7 +437,7 @@ func TestEqualSessionStateGivesEqualBytes(t *testing.T) {
 	})
 	t.Run("two delivery orders of the same events", func(t *testing.T) {
 		defer suite.Recover(t)
-		ordered := kit.RandomEvents(rnd, 150, []string{"a", "b", "c", "d", "e"}, -500, 4000)
+		ordered := kit.WithAwkwardFields(rnd, kit.RandomEvents(rnd, 150, []string{"a", "b", "c", "d", "e"}, -500, 4000), awkwardRate)
 		var snaps [2][]byte
 		for i := range snaps {
 			s := newSessions(t, formatCfg)

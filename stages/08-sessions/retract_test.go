@@ -170,6 +170,29 @@ func TestExpiredSessionsSendEventsToTheSideOutput(t *testing.T) {
 	})
 }
 
+// TestExpiredSessionIsForgotten certifies that a session's state is dropped when the watermark reaches its end + AllowedLateness: an event whose window touches the expired session but has not expired itself opens a session of its own, emitted as a first result.
+//
+// This is the wart of the card's parity box, which Flink and Beam share:
+// with nothing left of the old session there is nothing to merge with or
+// retract, and downstream ends with two overlapping sessions of one key.
+// The other tests keep clear of it.
+func TestExpiredSessionIsForgotten(t *testing.T) {
+	defer suite.Recover(t)
+	r := newRun(t, SessionConfig{Gap: 10, AllowedLateness: 5})
+	r.process(ev("e1", "a", 0, 1))
+	r.expect("AdvanceWatermark(15)", r.advance(15), []kit.Result{res("a", 0, 10, 1, 1)},
+		"[0,10) fires at 10 and expires at 10 + 5 = 15: at watermark 15 exactly, its state is dropped.")
+	r.expect("Process(e2 a@8=2)", r.process(ev("e2", "a", 8, 2)), nil,
+		"e2's window [8,18) touches a's [0,10), but that session expired at 15 and is gone. e2 opens [8,18), which has not\n"+
+			"expired (15 < 18 + 5) and ends after the watermark: nothing fires yet. A processor that kept the expired session\n"+
+			"would merge e2 into [0,18) here.")
+	r.expect("AdvanceWatermark(18)", r.advance(18), []kit.Result{res("a", 8, 18, 1, 2)},
+		"[8,18) fires as a session of its own, a first result: nothing of [0,10) is left to merge with or retract, so\n"+
+			"downstream keeps [0,10) as it fired and adds [8,18), two overlapping sessions of a: the price of dropping state.\n"+
+			"(The timeline below draws sessions from the events alone, as if none had expired.)")
+	r.expectLate(nil, "e2 was not late: the session it landed in, its own [8,18), had not expired.")
+}
+
 // TestRedeliveredEventsAreNoOps certifies that an event ID seen before is a no-op, whether it was counted, is in a fired session, was late, or its session has expired.
 func TestRedeliveredEventsAreNoOps(t *testing.T) {
 	defer suite.Recover(t)

@@ -218,6 +218,29 @@ func TestResultsOfOneCallAreOrderedByEndStartKey(t *testing.T) {
 		"arrival order and the keys' map order.")
 }
 
+// TestTiedEndsAreOrderedByStartThenKey certifies that sessions of different keys that fire in one call with the same end come in ascending Start, then Key, even where the keys' alphabetical order says otherwise, each right after its own retractions.
+func TestTiedEndsAreOrderedByStartThenKey(t *testing.T) {
+	defer suite.Recover(t)
+	r := newRun(t, SessionConfig{Gap: 10, AllowedLateness: 100})
+	r.processAll(ev("e1", "c", 3, 1), ev("e2", "z", 5, 2))
+	r.expect("AdvanceWatermark(15)", r.advance(15), []kit.Result{res("c", 3, 13, 1, 1), res("z", 5, 15, 1, 2)},
+		"c's [3,13) and z's [5,15) fire at watermark 15.")
+	r.expect("Process(e3 c@10=4, e4 z@10=8, e5 m@10=16, e6 a@10=32)",
+		r.processAll(ev("e3", "c", 10, 4), ev("e4", "z", 10, 8), ev("e5", "m", 10, 16), ev("e6", "a", 10, 32)), nil,
+		"c's window [10,20) touches the fired [3,13), z's overlaps the fired [5,15): [3,20) and [5,20), which end after the\n"+
+			"watermark (15), so they fire later; m and a open [10,20).")
+	r.expect("AdvanceWatermark(20)", r.advance(20), []kit.Result{
+		ret("c", 3, 13, 1, 1), upd("c", 3, 20, 2, 5),
+		ret("z", 5, 15, 1, 2), upd("z", 5, 20, 2, 10),
+		res("a", 10, 20, 1, 32), res("m", 10, 20, 1, 16),
+	}, "All four sessions end at 20. Ties on End go by Start, then Key: c [3,20), z [5,20), then a and m, both [10,20).\n"+
+		"Alphabetical order would put a first and z last; it decides only between sessions with the same End and Start.\n"+
+		"Each session brings its retractions with it, immediately before its result: order the firing sessions by\n"+
+		"(End, Start, Key), then expand each.")
+	r.expectHeld([]kit.Result{res("c", 3, 20, 2, 5), res("z", 5, 20, 2, 10), res("a", 10, 20, 1, 32), res("m", 10, 20, 1, 16)},
+		"four sessions, the two that grew replacing what they swallowed.")
+}
+
 // TestFlushFiresEverySessionAndEndsTheInput certifies that Flush fires every session not yet fired, leaves the watermark at math.MaxInt64, and sends every later event to the side output.
 func TestFlushFiresEverySessionAndEndsTheInput(t *testing.T) {
 	defer suite.Recover(t)

@@ -50,7 +50,8 @@ type SessionJobConfig struct {
 //   - Emissions happen at epoch + k·EmitInterval for k = 1, 2, …: advance
 //     the clock there, hand Watermarks.Current() to AdvanceWatermark, write
 //     every result it returns, then take a checkpoint (which commits them).
-//     After a restart, the emission times that already passed are skipped.
+//     After a restart, the emission times up to the clock's reading at
+//     start already passed: they are skipped, not made up.
 //   - Arrival i is read at epoch + At: emit first at every emission time up
 //     to and including that moment, then advance the clock to it (if it is
 //     later than now; a replayed arrival whose time has passed is read at
@@ -65,7 +66,9 @@ type SessionJobConfig struct {
 // OnStep(StepAfterPreCommit, n) after PreCommit(n), OnStep(StepStored, n)
 // once the checkpoint is durably stored, OnStep(StepAfterCommit, n) after
 // committing every pending id ≤ n; and OnStep(StepWrite, n) after each sink
-// Write. Ids increase, across restarts too.
+// Write. Ids increase, across restarts too. The job may be killed (SIGKILL:
+// no deferred call runs) at any of these steps, and run again on the same
+// Dir after any downtime, the clock reading the restart's time.
 //
 // Errors, before anything is written: a nil clock, an empty Dir,
 // EmitInterval ≤ 0, an invalid WatermarkConfig or SessionConfig, an arrival

@@ -42,6 +42,10 @@ type SessionConfig struct {
 // Retractions are emitted when the session that supersedes them fires,
 // immediately before its result, never earlier: downstream keeps the old
 // sessions until the new one replaces them.
+//
+// Every slice it returns (the results of Process, AdvanceWatermark and
+// Flush, and Late) is the caller's: the processor never writes to it again
+// and never reads it back, whatever the caller does with it.
 type SessionProcessor struct {
 	// TODO: your fields here
 }
@@ -78,7 +82,8 @@ func (s *SessionProcessor) Process(e kit.Event) []kit.Result {
 //
 // Order of the results of one call: the firing sessions in (End, Start,
 // Key) order, each one's retractions (ascending Start) immediately before
-// its result.
+// its result. Sessions that end together go by Start before Key: z's
+// [5,20) comes before a's [10,20).
 func (s *SessionProcessor) AdvanceWatermark(wm int64) []kit.Result {
 	panic("TODO: raise the watermark, fire the sessions it reaches (retractions first), drop the expired ones")
 }
@@ -97,7 +102,8 @@ func (s *SessionProcessor) Flush() []kit.Result {
 }
 
 // Late returns every event sent to the side output so far, in arrival
-// order. Calling it does not clear the side output.
+// order, in a slice the caller owns. Calling it does not clear the side
+// output.
 func (s *SessionProcessor) Late() []kit.Event {
 	panic("TODO: return the side output, in arrival order")
 }
@@ -108,11 +114,14 @@ func (s *SessionProcessor) Late() []kit.Event {
 //   - It begins with the 4 bytes "FLSW" (not stage 04's "FLKS": neither kind
 //     of snapshot may restore as the other) and the format-version byte 1.
 //   - A change to any byte, or a missing or extra byte, is detected.
-//   - Equal state gives equal bytes; the bytes are the caller's.
+//   - Equal state gives equal bytes; the bytes are the caller's: later
+//     processing never changes them.
 //
 // The state: the config, the watermark, every seen ID, every unexpired
 // session of every key with its count and sum, and what downstream holds
 // for it (the results its next firing must retract). Not the side output.
+// Keys and IDs are any bytes (empty, NUL, invalid UTF-8, 70 000 of them);
+// counts and sums are any int64 (sums wrap as Go's int64 addition does).
 func (s *SessionProcessor) Snapshot() ([]byte, error) {
 	panic("TODO: encode \"FLSW\", version 1, a checksum and all session state, in a canonical order")
 }
@@ -122,7 +131,8 @@ func (s *SessionProcessor) Snapshot() ([]byte, error) {
 // with an empty side output. It checks the magic "FLSW", then the version
 // (an unknown one is an error whose message contains "version"), then
 // integrity, and only then decodes. Any invalid input returns a nil
-// SessionProcessor and an error, never a panic.
+// SessionProcessor and an error, never a panic. The returned processor
+// shares no memory with snapshot: the caller may reuse the bytes.
 func RestoreSessionProcessor(snapshot []byte) (*SessionProcessor, error) {
 	panic("TODO: check magic, version and checksum, then decode the state into a new SessionProcessor")
 }
