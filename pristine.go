@@ -17,8 +17,8 @@ import (
 //     for each stage NN-slug its card (README.md), its skeleton files
 //     (_skeleton/, copied into lab/ by `de start`) and its Go files (suites,
 //     bind files, doc: read for the line each test certifies);
-//   - the Go files of kit and of the suite helpers internal/suite and
-//     internal/windowtest.
+//   - the Go files of kit and of the suite helpers internal/suite,
+//     internal/windowtest and internal/crashfs.
 //
 // Nothing else in the module is compiled into a stage's test binary, apart
 // from the student's own lab/. `de grade` compares a student's tree with
@@ -26,7 +26,7 @@ import (
 // an instructor who builds `de` from the course's tagged version sees every
 // suite, bind, kit or helper file a student changed, removed or added.
 //
-//go:embed go.mod stages/catalog.json stages/*/README.md all:stages/*/_skeleton stages/*/*.go kit/*.go internal/suite/*.go internal/windowtest/*.go
+//go:embed go.mod stages/catalog.json stages/*/README.md all:stages/*/_skeleton stages/*/*.go kit/*.go internal/suite/*.go internal/windowtest/*.go internal/crashfs/*.go
 var Files embed.FS
 
 // Stages returns the course content, rooted at the stages folder: what
