@@ -87,3 +87,23 @@ func certifies(name, doc string) string {
 	}
 	return strings.Join(strings.Fields(rest), " ")
 }
+
+// TestsByPackage returns, for the go test package pattern of each of the
+// given stages (Stage.Package), the names of its tests in suite order: what
+// a run of that package must report (gotest.RunPastCrashes asks for it).
+func (c *Catalog) TestsByPackage(stages []Stage) func(pattern string) []string {
+	return func(pattern string) []string {
+		for _, st := range stages {
+			if st.Package() != pattern {
+				continue
+			}
+			docs, _ := c.Tests(st)
+			names := make([]string, len(docs))
+			for i, d := range docs {
+				names[i] = d.Name
+			}
+			return names
+		}
+		return nil
+	}
+}

@@ -161,7 +161,7 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.St
 			what = "the earlier stages, for regressions"
 		}
 		live.printf("running go test -tags %s on %s (%s%s) …", tags, stageRange(batch.stages), what, map[bool]string{true: ", -race"}[batch.race])
-		res, err := gotest.RunPastCrashes(ctx, opts, e.expected, func(pkg string, crashed []string) {
+		res, err := gotest.RunPastCrashes(ctx, opts, e.cat.TestsByPackage(batch.stages), func(pkg string, crashed []string) {
 			live.printf("%s crashed its test binary; running %s's other tests …", strings.Join(crashed, ", "), path.Base(pkg))
 		})
 		if err != nil {
@@ -457,22 +457,6 @@ func (e *env) raceIfSupported(race bool) (bool, error) {
 			"running without -race. Install gcc or clang to get it back, or pass --race=false to say you know."))
 	}
 	return ok, nil
-}
-
-// expected returns the names of the tests of the stage whose package is
-// pattern, in suite order: what a run of it must report.
-func (e *env) expected(pattern string) []string {
-	for _, st := range e.cat.Stages {
-		if st.Package() == pattern {
-			docs, _ := e.cat.Tests(st)
-			names := make([]string, len(docs))
-			for i, d := range docs {
-				names[i] = d.Name
-			}
-			return names
-		}
-	}
-	return nil
 }
 
 // notRun returns the stage's tests, in suite order, that the run of pkg

@@ -146,20 +146,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	// A test that crashes its binary takes the points of the tests after
 	// it only if they fail on their own: run them past the crash.
-	expected := func(pattern string) []string {
-		for _, st := range o.Stages {
-			if st.Package() == pattern {
-				docs, _ := o.Catalog.Tests(st)
-				names := make([]string, len(docs))
-				for i, d := range docs {
-					names[i] = d.Name
-				}
-				return names
-			}
-		}
-		return nil
-	}
-	res, err := gotest.RunPastCrashes(ctx, opts, expected, nil)
+	res, err := gotest.RunPastCrashes(ctx, opts, o.Catalog.TestsByPackage(o.Stages), nil)
 	if err != nil {
 		return nil, err
 	}

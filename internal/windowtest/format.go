@@ -2,6 +2,7 @@ package windowtest
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/flk-byo/course/kit"
@@ -152,4 +153,22 @@ func updateHint(got, want []kit.Result) string {
 		return fmt.Sprintf("\nOnly IsUpdate differs: %v is the FIRST result of its (key, window), and a first result is never an update.", want[i])
 	}
 	return ""
+}
+
+// NearEdge renders v relative to the end of the int64 range it is near,
+// "math.MinInt64 + 99" or "math.MaxInt64 − 10", so that a failure at the
+// edges reads as the case it is; any other value as it is.
+func NearEdge(v int64) string {
+	const near = 1 << 20
+	switch {
+	case v == math.MinInt64:
+		return "math.MinInt64"
+	case v == math.MaxInt64:
+		return "math.MaxInt64"
+	case v < math.MinInt64+near:
+		return fmt.Sprintf("math.MinInt64 + %d", v-math.MinInt64)
+	case v > math.MaxInt64-near:
+		return fmt.Sprintf("math.MaxInt64 − %d", math.MaxInt64-v)
+	}
+	return fmt.Sprint(v)
 }

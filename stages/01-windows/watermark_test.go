@@ -112,7 +112,7 @@ func TestWatermarkSaturatesAtMinInt64(t *testing.T) {
 				t.Fatalf("Watermark() after Process(e1 a@%s=1) with WatermarkDelay %s = %s, want %s: %s.\n"+
 					"ts − WatermarkDelay must saturate at math.MinInt64. Plain int64 subtraction wraps around to near\n"+
 					"math.MaxInt64, the end of event time: every window fires at once and every later event is late.\n\n%s",
-					nearEdge(c.ts), nearEdge(c.delay), nearEdge(wm), nearEdge(c.wm), c.edge, r.Timeline())
+					windowtest.NearEdge(c.ts), windowtest.NearEdge(c.delay), windowtest.NearEdge(wm), windowtest.NearEdge(c.wm), c.edge, r.Timeline())
 			}
 			r.Expect("Process(e1)", got, nil, "the watermark is below the end of e1's window: nothing fires")
 			r.Expect("Process(e2)", r.Process(e2), nil, "e2 shares e1's window, which is still open")

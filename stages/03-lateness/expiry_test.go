@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -107,24 +108,24 @@ func TestCleanupTimeSaturatesAtMaxInt64(t *testing.T) {
 				return // the window never fired: what follows would tell the same story again
 			}
 			last := c.cleanup - 1
-			r.Expect(fmt.Sprintf("AdvanceWatermark(%s)", nearEdge(last)), r.Advance(last), nil,
+			r.Expect(fmt.Sprintf("AdvanceWatermark(%s)", windowtest.NearEdge(last)), r.Advance(last), nil,
 				"the window fired already: the watermark moving on emits it no more")
-			r.Expect(fmt.Sprintf("Process(e2 a@%d=2) at watermark %s", start+5, nearEdge(last)), r.Process(ev("e2", "a", start+5, 2)),
+			r.Expect(fmt.Sprintf("Process(e2 a@%d=2) at watermark %s", start+5, windowtest.NearEdge(last)), r.Process(ev("e2", "a", start+5, 2)),
 				[]kit.Result{upd("a", start, end, 2, 3)},
-				fmt.Sprintf("the watermark %s is below the cleanup time %s: the window still takes corrections.\n%s", nearEdge(last), nearEdge(c.cleanup), c.edge))
+				fmt.Sprintf("the watermark %s is below the cleanup time %s: the window still takes corrections.\n%s", windowtest.NearEdge(last), windowtest.NearEdge(c.cleanup), c.edge))
 			if c.byFlush {
 				r.Expect("Flush()", r.Flush(), nil, "every window has fired: Flush emits nothing, it expires them")
 			} else {
-				r.Expect(fmt.Sprintf("AdvanceWatermark(%s)", nearEdge(c.cleanup)), r.Advance(c.cleanup), nil,
+				r.Expect(fmt.Sprintf("AdvanceWatermark(%s)", windowtest.NearEdge(c.cleanup)), r.Advance(c.cleanup), nil,
 					"the window fired already: reaching its cleanup time expires it silently")
 			}
 			straggler := ev("e3", "a", start+7, 4)
 			expired := fmt.Sprintf("the watermark %s has reached the cleanup time %s: the window has expired",
-				nearEdge(r.Watermark()), nearEdge(c.cleanup))
+				windowtest.NearEdge(r.Watermark()), windowtest.NearEdge(c.cleanup))
 			if c.cleanup == math.MaxInt64 {
 				expired += " (math.MaxInt64 is the end of event time,\nwhere Flush puts the watermark: a cleanup time saturated there is still reached)"
 			}
-			r.Expect(fmt.Sprintf("Process(e3 a@%d=4) at watermark %s", start+7, nearEdge(r.Watermark())), r.Process(straggler), nil,
+			r.Expect(fmt.Sprintf("Process(e3 a@%d=4) at watermark %s", start+7, windowtest.NearEdge(r.Watermark())), r.Process(straggler), nil,
 				expired+", so e3 is late and emits nothing")
 			r.ExpectLate([]kit.Event{straggler}, expired+", so e3 goes to the side output.\n"+c.edge)
 		})

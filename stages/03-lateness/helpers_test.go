@@ -4,7 +4,6 @@ package lateness
 
 import (
 	"fmt"
-	"math"
 	"testing"
 
 	"github.com/flk-byo/course/internal/windowtest"
@@ -63,22 +62,4 @@ func finalResults(emitted []kit.Result) []kit.Result {
 		out = append(out, last)
 	}
 	return kit.SortResults(out)
-}
-
-// nearEdge renders v relative to the end of the int64 range it is near,
-// "math.MaxInt64 − 10" or "math.MinInt64", so that a failure at the edges
-// reads as the case it is; any other value as it is.
-func nearEdge(v int64) string {
-	const near = 1 << 20
-	switch {
-	case v == math.MinInt64:
-		return "math.MinInt64"
-	case v == math.MaxInt64:
-		return "math.MaxInt64"
-	case v < math.MinInt64+near:
-		return fmt.Sprintf("math.MinInt64 + %d", v-math.MinInt64)
-	case v > math.MaxInt64-near:
-		return fmt.Sprintf("math.MaxInt64 − %d", math.MaxInt64-v)
-	}
-	return fmt.Sprint(v)
 }
