@@ -44,11 +44,11 @@ var reference = stagebench.API{
 	},
 }
 
-// perEvent reports ns/event and allocs/event for b.N passes over n events
-// that made mallocs heap allocations.
-func perEvent(b *testing.B, n int, mallocs uint64) {
-	stagebench.ReportPer(b, n, "event")
-	stagebench.ReportAllocs(b, n, mallocs)
+// perEvent reports ns/event, cpu-ns/event and allocs/event for b.N passes
+// over n events that cost cost.
+func perEvent(b *testing.B, cost stagebench.Cost, n int) {
+	stagebench.ReportPer(b, cost, n, "event")
+	stagebench.ReportAllocs(b, cost, n)
 }
 
 type foldKey struct {
@@ -97,8 +97,8 @@ var sinkResults []kit.Result
 
 func benchFold(b *testing.B, events []kit.Event) {
 	b.ReportAllocs()
-	n := stagebench.Loop(b, func() { sinkFold = fold(events, benchWindow) })
-	perEvent(b, len(events), n)
+	cost := stagebench.Loop(b, func() { sinkFold = fold(events, benchWindow) })
+	perEvent(b, cost, len(events))
 }
 
 // BenchmarkTumbling: the keyed tumbling sum against the fold over the same
@@ -115,8 +115,8 @@ func BenchmarkTumbling(b *testing.B) {
 	b.Run("fold", func(b *testing.B) { benchFold(b, events) })
 	b.Run("fold+dedup", func(b *testing.B) {
 		b.ReportAllocs()
-		n := stagebench.Loop(b, func() { sinkFold = foldDedup(events, benchWindow) })
-		perEvent(b, len(events), n)
+		cost := stagebench.Loop(b, func() { sinkFold = foldDedup(events, benchWindow) })
+		perEvent(b, cost, len(events))
 	})
 	b.Run("processor", func(b *testing.B) { stagebench.Throughput(b, reference, events) })
 	b.Run("processor-36-byte-ids", func(b *testing.B) { stagebench.Throughput(b, reference, withLongIDs(events)) })
@@ -154,7 +154,7 @@ func BenchmarkSessions(b *testing.B) {
 	b.Run("processor", func(b *testing.B) {
 		b.ReportAllocs()
 		var emits uint64
-		n := stagebench.Loop(b, func() {
+		cost := stagebench.Loop(b, func() {
 			s, err := NewSessionProcessor(SessionConfig{Gap: benchGap})
 			if err != nil {
 				b.Fatal(err)
@@ -173,8 +173,8 @@ func BenchmarkSessions(b *testing.B) {
 			sinkResults = append(out[:0], s.Flush()...)
 			emits++
 		})
-		perEvent(b, len(events), n)
-		stagebench.ReportStateAllocs(b, len(events), n, emits)
+		perEvent(b, cost, len(events))
+		stagebench.ReportStateAllocs(b, cost, len(events), emits)
 	})
 }
 
@@ -189,12 +189,12 @@ func BenchmarkRunParallel(b *testing.B) {
 	for _, p := range []int{1, 2, 4} {
 		b.Run(fmt.Sprintf("p=%d", p), func(b *testing.B) {
 			b.ReportAllocs()
-			n := stagebench.Loop(b, func() {
+			cost := stagebench.Loop(b, func() {
 				r := KeyBy(src, func(e kit.Event) string { return e.Key }).
 					Reduce(func(acc, v kit.Event) kit.Event { acc.Value += v.Value; return acc }, p)
 				sinkSums = RunParallel(r)
 			})
-			perEvent(b, len(src.elems), n)
+			perEvent(b, cost, len(src.elems))
 		})
 	}
 }
@@ -236,14 +236,14 @@ func BenchmarkMapFill(b *testing.B) {
 			for i := range keys {
 				keys[i] = r.Uint64()
 			}
-			stagebench.Loop(b, func() {
+			cost := stagebench.Loop(b, func() {
 				m := make(map[uint64]struct{}, n)
 				for _, k := range keys {
 					m[k] = struct{}{}
 				}
 				sinkMap = m
 			})
-			stagebench.ReportPer(b, n, "entry")
+			stagebench.ReportPer(b, cost, n, "entry")
 		})
 	}
 }

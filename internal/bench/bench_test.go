@@ -20,22 +20,22 @@ const output = `goos: linux
 goarch: amd64
 pkg: github.com/flk-byo/course/lab
 cpu: AMD EPYC
-BenchmarkDe01/throughput-2         	       1	1000000000 ns/op	         3.000 allocs/event	      1000 ns/event
-BenchmarkDe01/throughput-2         	       1	1000000000 ns/op	         1.000 allocs/event	      3000 ns/event
-BenchmarkDe01/open-windows-2       	       9	 167698264 ns/op	       500.0 baseline-ns/event	      5000 ns/event
+BenchmarkDe01/throughput-2         	       1	1000000000 ns/op	         3.000 allocs/event	      1000 cpu-ns/event
+BenchmarkDe01/throughput-2         	       1	1000000000 ns/op	         1.000 allocs/event	      3000 cpu-ns/event
+BenchmarkDe01/open-windows-2       	       9	 167698264 ns/op	       500.0 baseline-cpu-ns/event	      5000 cpu-ns/event
 BenchmarkDe01/open-windows-2       	debug: window fired
-       9	 167698264 ns/op	       500.0 baseline-ns/event	     15000 ns/event
-BenchmarkDe03/expiring-windows     	       7	 200010047 ns/op	       400.0 baseline-ns/event	       440 ns/event
-BenchmarkDe03/expiring-windows     	       7	 200010047 ns/op	       400.0 baseline-ns/event	       480 ns/event
-BenchmarkDe04/snapshot-2           	       2	 400000000 ns/op	       150.0 baseline-ns/window	       180.0 ns/window	22.57 baseline-bytes/window	26.51 bytes/window
-BenchmarkDe04/snapshot-2           	       2	 400000000 ns/op	       150.0 baseline-ns/window	       180.0 ns/window	22.57 baseline-bytes/window	26.51 bytes/window
+       9	 167698264 ns/op	       500.0 baseline-cpu-ns/event	     15000 cpu-ns/event
+BenchmarkDe03/expiring-windows     	       7	 200010047 ns/op	       400.0 baseline-cpu-ns/event	       440 cpu-ns/event
+BenchmarkDe03/expiring-windows     	       7	 200010047 ns/op	       400.0 baseline-cpu-ns/event	       480 cpu-ns/event
+BenchmarkDe04/snapshot-2           	       2	 400000000 ns/op	       150.0 baseline-cpu-ns/window	       180.0 cpu-ns/window	22.57 baseline-bytes/window	26.51 bytes/window
+BenchmarkDe04/snapshot-2           	       2	 400000000 ns/op	       150.0 baseline-cpu-ns/window	       180.0 cpu-ns/window	22.57 baseline-bytes/window	26.51 bytes/window
 PASS
 ok  	github.com/flk-byo/course/lab	25.1s
 pkg: github.com/flk-byo/course/solutions
-BenchmarkDe01/throughput-2         	       1	1000000000 ns/op	         0.020 allocs/event	      1000 ns/event
-BenchmarkDe01/throughput-2         	       1	1000000000 ns/op	         0.020 allocs/event	      1500 ns/event
-BenchmarkDe01/open-windows-2       	       9	 167698264 ns/op	       500.0 baseline-ns/event	       550 ns/event
-BenchmarkDe01/open-windows-2       	       9	 167698264 ns/op	       500.0 baseline-ns/event	       650 ns/event
+BenchmarkDe01/throughput-2         	       1	1000000000 ns/op	         0.020 allocs/event	      1000 cpu-ns/event
+BenchmarkDe01/throughput-2         	       1	1000000000 ns/op	         0.020 allocs/event	      1500 cpu-ns/event
+BenchmarkDe01/open-windows-2       	       9	 167698264 ns/op	       500.0 baseline-cpu-ns/event	       550 cpu-ns/event
+BenchmarkDe01/open-windows-2       	       9	 167698264 ns/op	       500.0 baseline-cpu-ns/event	       650 cpu-ns/event
 PASS
 ok  	github.com/flk-byo/course/solutions	20.3s
 `
@@ -53,13 +53,13 @@ func TestParseReadsEverySampleOfEachPackageInRunOrder(t *testing.T) {
 	assert.Empty(t, m.Failures)
 	thr := m.Samples(LabPkg, "BenchmarkDe01/throughput")
 	require.Len(t, thr, 2)
-	assert.Equal(t, 1000.0, thr[0]["ns/event"])
-	assert.Equal(t, 3000.0, thr[1]["ns/event"])
+	assert.Equal(t, 1000.0, thr[0]["cpu-ns/event"])
+	assert.Equal(t, 3000.0, thr[1]["cpu-ns/event"])
 	assert.Equal(t, 1.0, thr[1]["allocs/event"])
 
 	open := m.Samples(LabPkg, "BenchmarkDe01/open-windows")
 	require.Len(t, open, 2, "the line the lab's output broke is read too")
-	assert.Equal(t, 15000.0, open[1]["ns/event"])
+	assert.Equal(t, 15000.0, open[1]["cpu-ns/event"])
 	assert.Len(t, m.Samples(LabPkg, "BenchmarkDe03/expiring-windows"), 2, "a name without the -GOMAXPROCS suffix")
 	assert.Len(t, m.Samples(RefPkg, "BenchmarkDe01/throughput"), 2)
 	assert.Empty(t, m.Samples(RefPkg, "BenchmarkDe04/snapshot"))
@@ -67,7 +67,7 @@ func TestParseReadsEverySampleOfEachPackageInRunOrder(t *testing.T) {
 
 func TestParseRecordsFailuresAndCrashesWithTheirPackage(t *testing.T) {
 	out := `pkg: github.com/flk-byo/course/lab
-BenchmarkDe01/throughput-2   	       1	1000000000 ns/op	      1000 ns/event
+BenchmarkDe01/throughput-2   	       1	1000000000 ns/op	      1000 cpu-ns/event
 --- FAIL: BenchmarkDe04/snapshot
     stagebench.go:61: not implemented yet: TODO: encode the state
 --- FAIL: BenchmarkDe04
@@ -144,7 +144,7 @@ func TestCheckSaysInOneLineWhoseFailureItIs(t *testing.T) {
 		},
 		{
 			name:     "a package printed no result",
-			out:      "pkg: github.com/flk-byo/course/solutions\nBenchmarkDe01/throughput-2 1 5 ns/op 1 ns/event\n",
+			out:      "pkg: github.com/flk-byo/course/solutions\nBenchmarkDe01/throughput-2 1 5 ns/op 1 cpu-ns/event\n",
 			contains: "no benchmark result for github.com/flk-byo/course/lab",
 		},
 	} {
@@ -186,15 +186,15 @@ func TestReportPrintsTheComparisonsOfTheStagesReached(t *testing.T) {
 	text := out.String()
 	for _, want := range []string{
 		"your processor: 0.75× the reference (0.50–1.00× over 2 runs), 2 allocs/event\n",
-		"  lab/:          2000.0 ns/event, 2 allocs/event (2 run(s))\n",
+		"  lab/:          2000.0 cpu-ns/event, 2 allocs/event (2 run(s))\n",
 		"01 per event, 10 000 open windows ÷ 2 (flat, about 1×, is the goal):\n",
-		"  lab/:        20× (10–30× over 2 runs)  (500 → 10000 ns/event)\n",
-		"  reference:   1.20× (1.10–1.30× over 2 runs)  (500 → 600 ns/event)\n",
+		"  lab/:        20× (10–30× over 2 runs)  (500 → 10000 cpu-ns/event)\n",
+		"  reference:   1.20× (1.10–1.30× over 2 runs)  (500 → 600 cpu-ns/event)\n",
 		"  20× on your lab/: your processor does work in proportion to its open windows on every event",
 		"03 per event, 10 000 fired windows waiting out their lateness ÷ 2",
 		"  reference:   not measured\n",
 		"04 Snapshot, per window, 1 000 000 windows ÷ 10 000 (linear, about 1×, is the goal):\n",
-		"  lab/:        1.20× (1.20–1.20× over 2 runs)  (150 → 180 ns/window)\n",
+		"  lab/:        1.20× (1.20–1.20× over 2 runs)  (150 → 180 cpu-ns/window)\n",
 		"04 snapshot size, per window, 1 000 000 windows ÷ 10 000",
 		"(22.57 → 26.51 bytes/window)",
 		"use -count 5",

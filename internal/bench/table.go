@@ -8,21 +8,27 @@ type Kind int
 
 const (
 	// Throughput runs kit.BenchmarkStream through NewProcessor, Process and
-	// Flush: ns/event, allocs/event and state-allocs/event.
+	// Flush: ns/event (wall time), cpu-ns/event, allocs/event and
+	// state-allocs/event.
 	Throughput Kind = iota
 	// Scaling times Process over the second half of the scaling stream,
 	// after the first half has filled the state, with Baseline's and
-	// Subject's Delay and Lateness: ns/event for Subject and
-	// baseline-ns/event for Baseline.
+	// Subject's Delay and Lateness: cpu-ns/event for Subject and
+	// baseline-cpu-ns/event for Baseline.
 	Scaling
 	// Snapshot times Snapshot of processors holding Baseline's and
-	// Subject's Windows: ns/window and bytes/window, and the same with
+	// Subject's Windows: cpu-ns/window and bytes/window, and the same with
 	// baseline- in front.
 	Snapshot
 	// Restore times RestoreProcessor of those processors' snapshots, and
 	// reports the same metrics.
 	Restore
 )
+
+// The time de bench compares is the CPU time of the test binary (user and
+// system, garbage collection included) where the system reports it, as on
+// Linux and macOS: unlike wall time, it leaves out the time other
+// processes held the CPU, the larger part of a shared machine's noise.
 
 // Shape is how much state a benchmark's processor holds. For Scaling it
 // is its WatermarkDelay and AllowedLateness, in windows of the scaling
@@ -36,8 +42,9 @@ type Shape struct {
 //
 // Every kind but Throughput measures its Subject against its Baseline, the
 // same work on less state, and takes turns between them within every
-// iteration: both run under the same load, so their ratio holds on a busy
-// machine where two times taken seconds apart would not.
+// iteration: both run under the same conditions, so their ratio holds on a
+// busy machine where two times taken seconds apart would not. Each reports
+// the median of its iterations.
 type Benchmark struct {
 	Stage             int    // the stage whose API it needs: it runs once a learner has reached it
 	Name              string // its name under BenchmarkDeNN
@@ -94,7 +101,7 @@ var Benchmarks = []Benchmark{
 }
 
 // Metric is one number of one benchmark: its full name and a unit that it
-// reports, such as "ns/event".
+// reports, such as "cpu-ns/event".
 type Metric struct{ Benchmark, Unit string }
 
 // Comparison is one ratio de bench prints, Subject over Baseline, for the
@@ -118,15 +125,15 @@ var Comparisons = []Comparison{
 	{
 		Stage:   1,
 		Title:   "throughput",
-		Subject: Metric{"BenchmarkDe01/throughput", "ns/event"},
+		Subject: Metric{"BenchmarkDe01/throughput", "cpu-ns/event"},
 		Across:  true,
 	},
 	{
 		Stage:     1,
 		Title:     fmt.Sprintf("per event, %s open windows ÷ 2", thousands(ScalingKept)),
 		Goal:      "flat, about 1×, is the goal",
-		Subject:   Metric{"BenchmarkDe01/open-windows", "ns/event"},
-		Baseline:  Metric{"BenchmarkDe01/open-windows", "baseline-ns/event"},
+		Subject:   Metric{"BenchmarkDe01/open-windows", "cpu-ns/event"},
+		Baseline:  Metric{"BenchmarkDe01/open-windows", "baseline-cpu-ns/event"},
 		Worry:     10,
 		Diagnosis: "your processor does work in proportion to its open windows on every event: find the due ones without scanning (stage 01's card, Constraints)",
 	},
@@ -134,13 +141,13 @@ var Comparisons = []Comparison{
 		Stage:     3,
 		Title:     fmt.Sprintf("per event, %s fired windows waiting out their lateness ÷ 2", thousands(ScalingKept)),
 		Goal:      "flat, about 1×, is the goal",
-		Subject:   Metric{"BenchmarkDe03/expiring-windows", "ns/event"},
-		Baseline:  Metric{"BenchmarkDe03/expiring-windows", "baseline-ns/event"},
+		Subject:   Metric{"BenchmarkDe03/expiring-windows", "cpu-ns/event"},
+		Baseline:  Metric{"BenchmarkDe03/expiring-windows", "baseline-cpu-ns/event"},
 		Worry:     10,
 		Diagnosis: "your processor does work in proportion to the fired windows it keeps on every event: drop expired ones without scanning (stage 03's card, Constraints)",
 	},
-	checkpointComparison("Snapshot", "snapshot", "ns/window"),
-	checkpointComparison("RestoreProcessor", "restore", "ns/window"),
+	checkpointComparison("Snapshot", "snapshot", "cpu-ns/window"),
+	checkpointComparison("RestoreProcessor", "restore", "cpu-ns/window"),
 	checkpointComparison("snapshot size", "snapshot", "bytes/window"),
 }
 

@@ -13,6 +13,7 @@ package stagebench
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,13 +89,13 @@ func newProcessor(b *testing.B, api API, cfg Config) Processor {
 }
 
 // Throughput times a new processor (1 s windows, the stream's disorder as
-// its delay) taking every event and a Flush, and reports ns/event,
-// allocs/event and state-allocs/event.
+// its delay) taking every event and a Flush, and reports ns/event and
+// cpu-ns/event, allocs/event and state-allocs/event.
 func Throughput(b *testing.B, api API, events []kit.Event) {
 	b.ReportAllocs()
 	cfg := Config{WindowSize: kit.BenchmarkWindow, WatermarkDelay: kit.BenchmarkDisorder}
 	var emits uint64
-	mallocs := Loop(b, func() {
+	cost := Loop(b, func() {
 		p := newProcessor(b, api, cfg)
 		var out []kit.Result
 		for _, e := range events {
@@ -104,52 +105,64 @@ func Throughput(b *testing.B, api API, events []kit.Event) {
 		sinkResults = append(out[:0], p.Flush()...)
 		emits++
 	})
-	ReportPer(b, len(events), "event")
-	ReportAllocs(b, len(events), mallocs)
-	ReportStateAllocs(b, len(events), mallocs, emits)
+	ReportPer(b, cost, len(events), "event")
+	ReportAllocs(b, cost, len(events))
+	ReportStateAllocs(b, cost, len(events), emits)
+}
+
+// Cost is what b.N passes of a benchmark's body took: the CPU time of the
+// process (see cpuTime) and its heap allocations.
+type Cost struct {
+	CPU     time.Duration
+	Mallocs uint64
 }
 
 // Loop runs body b.N times between b.ResetTimer and b.StopTimer and
-// returns the heap allocations it made. Whatever b's benchmark did before
-// (generating data, building state) is outside the timed region.
-func Loop(b *testing.B, body func()) (mallocs uint64) {
+// returns its cost. Whatever b's benchmark did before (generating data,
+// building state) is outside the timed region.
+func Loop(b *testing.B, body func()) Cost {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	b.ResetTimer()
+	start := cpuTime()
 	for range b.N {
 		body()
 	}
+	cpu := cpuTime() - start
 	b.StopTimer()
 	runtime.ReadMemStats(&after)
-	return after.Mallocs - before.Mallocs
+	return Cost{CPU: cpu, Mallocs: after.Mallocs - before.Mallocs}
 }
 
 // ReportPer reports the time of one of the n items (events, windows,
-// entries) that each of b.N passes handled, as ns/<item>.
-func ReportPer(b *testing.B, n int, item string) {
+// entries) that each of b.N passes handled: wall time as ns/<item>, and
+// the CPU time of cost as cpu-ns/<item>.
+func ReportPer(b *testing.B, cost Cost, n int, item string) {
 	b.ReportMetric(perItem(b.Elapsed(), b.N, n), "ns/"+item)
+	b.ReportMetric(perItem(cost.CPU, b.N, n), "cpu-ns/"+item)
 }
 
-// ReportAllocs reports allocs/event: the mallocs of b.N passes over n
+// ReportAllocs reports allocs/event: the allocations of b.N passes over n
 // events, per event.
-func ReportAllocs(b *testing.B, n int, mallocs uint64) {
-	b.ReportMetric(float64(mallocs)/(float64(b.N)*float64(n)), "allocs/event")
+func ReportAllocs(b *testing.B, cost Cost, n int) {
+	b.ReportMetric(float64(cost.Mallocs)/(float64(b.N)*float64(n)), "allocs/event")
 }
 
 // ReportStateAllocs reports the allocations of a processor's own state,
 // state-allocs/event: all of them less one for each of the emits calls
 // that returned results, since every non-empty []kit.Result returned is a
 // new slice, the caller's to keep.
-func ReportStateAllocs(b *testing.B, n int, mallocs, emits uint64) {
-	b.ReportMetric(float64(mallocs-min(mallocs, emits))/(float64(b.N)*float64(n)), "state-allocs/event")
+func ReportStateAllocs(b *testing.B, cost Cost, n int, emits uint64) {
+	b.ReportMetric(float64(cost.Mallocs-min(cost.Mallocs, emits))/(float64(b.N)*float64(n)), "state-allocs/event")
 }
 
 // Scaling measures Process over the second half of the scaling stream
 // with the baseline's and the subject's delay and lateness, in turn: the
 // first half of each pass fills the state, so every event measured finds
-// as many windows held as the shape keeps. It reports the subject's
-// ns/event and the baseline's baseline-ns/event.
+// as many windows held as the shape keeps. It reports the CPU time of the
+// subject's median pass as cpu-ns/event and the baseline's as
+// baseline-cpu-ns/event.
 func Scaling(b *testing.B, api API, baseline, subject bench.Shape) {
 	events := scalingStream()
 	half := len(events) / 2
@@ -157,13 +170,13 @@ func Scaling(b *testing.B, api API, baseline, subject bench.Shape) {
 		return func() time.Duration { return secondHalf(b, api, shape, events, half) }
 	}
 	base, subj := pairs(b, pass(baseline), pass(subject))
-	b.ReportMetric(perItem(subj, b.N, len(events)-half), "ns/event")
-	b.ReportMetric(perItem(base, b.N, len(events)-half), "baseline-ns/event")
+	b.ReportMetric(perItem(subj, 1, len(events)-half), "cpu-ns/event")
+	b.ReportMetric(perItem(base, 1, len(events)-half), "baseline-cpu-ns/event")
 }
 
 // secondHalf runs the scaling stream through a new processor shaped by
-// shape, then Flush, and returns the time that the events from half on
-// took.
+// shape, then Flush, and returns the CPU time that the events from half
+// on took.
 func secondHalf(b *testing.B, api API, shape bench.Shape, events []kit.Event, half int) time.Duration {
 	p := newProcessor(b, api, Config{
 		WindowSize:      bench.ScalingWindow,
@@ -173,18 +186,18 @@ func secondHalf(b *testing.B, api API, shape bench.Shape, events []kit.Event, ha
 	for _, e := range events[:half] {
 		sinkResults = p.Process(e)
 	}
-	start := time.Now()
+	start := cpuTime()
 	for _, e := range events[half:] {
 		sinkResults = p.Process(e)
 	}
-	spent := time.Since(start)
+	spent := cpuTime() - start
 	sinkResults = p.Flush()
 	return spent
 }
 
 // Snapshot measures Snapshot of processors holding the baseline's and the
-// subject's windows, in turn, and reports ns/window and bytes/window for
-// the subject and the same with baseline- in front for the baseline.
+// subject's windows, in turn, and reports cpu-ns/window and bytes/window
+// for the subject and the same with baseline- in front for the baseline.
 func Snapshot(b *testing.B, api API, baseline, subject bench.Shape) {
 	checkpoints(b, api, baseline, subject, func(st *checkpoint) {
 		var err error
@@ -206,39 +219,52 @@ func Restore(b *testing.B, api API, baseline, subject bench.Shape) {
 }
 
 // checkpoints times op on the checkpoints of baseline and subject in turn,
-// and reports the time per window and the snapshot's bytes per window of
-// each. The smaller checkpoint's op runs as many times as it is smaller,
-// so each turn handles as many windows of either.
+// and reports the CPU time per window (the median turn's) and the
+// snapshot's bytes per window of each. The smaller checkpoint's op runs as many times
+// as it is smaller, so each turn handles as many windows of either.
 func checkpoints(b *testing.B, api API, baseline, subject bench.Shape, op func(*checkpoint)) {
 	small, large := checkpointOf(b, api, baseline.Windows), checkpointOf(b, api, subject.Windows)
 	reps := max(1, large.windows/small.windows)
 	timed := func(st *checkpoint, reps int) func() time.Duration {
 		return func() time.Duration {
-			start := time.Now()
+			start := cpuTime()
 			for range reps {
 				op(st)
 			}
-			return time.Since(start)
+			return cpuTime() - start
 		}
 	}
 	base, subj := pairs(b, timed(small, reps), timed(large, 1))
-	b.ReportMetric(perItem(subj, b.N, large.windows), "ns/window")
-	b.ReportMetric(perItem(base, b.N*reps, small.windows), "baseline-ns/window")
+	b.ReportMetric(perItem(subj, 1, large.windows), "cpu-ns/window")
+	b.ReportMetric(perItem(base, reps, small.windows), "baseline-cpu-ns/window")
 	b.ReportMetric(float64(len(large.snap))/float64(large.windows), "bytes/window")
 	b.ReportMetric(float64(len(small.snap))/float64(small.windows), "baseline-bytes/window")
 }
 
 // pairs runs baseline and subject in turn b.N times, with b's timer on, so
-// that go test sizes b.N by the cost of whole turns, and returns the time
-// each reported it spent in all.
+// that go test sizes b.N by the cost of whole turns, and returns the
+// median of the times each reported. The median, because a busy machine
+// stalls a pass now and then, and a stall counts fully in a sum: one
+// stalled pass among ten would move a mean by half.
 func pairs(b *testing.B, baseline, subject func() time.Duration) (base, subj time.Duration) {
+	bases, subjs := make([]time.Duration, b.N), make([]time.Duration, b.N)
 	b.ResetTimer()
-	for range b.N {
-		base += baseline()
-		subj += subject()
+	for i := range b.N {
+		bases[i] = baseline()
+		subjs[i] = subject()
 	}
 	b.StopTimer()
-	return base, subj
+	return median(bases), median(subjs)
+}
+
+// median returns the median of ds, which it sorts.
+func median(ds []time.Duration) time.Duration {
+	slices.Sort(ds)
+	n := len(ds)
+	if n%2 == 1 {
+		return ds[n/2]
+	}
+	return (ds[n/2-1] + ds[n/2]) / 2
 }
 
 // perItem returns the nanoseconds that each of n items took in each of
@@ -304,7 +330,7 @@ func checkpointOf(b *testing.B, api API, n int) *checkpoint {
 		b.Fatal("the checkpoint benchmarks need stage 04's Snapshot and RestoreProcessor")
 	}
 	p := newProcessor(b, api, Config{WindowSize: kit.BenchmarkWindow, WatermarkDelay: int64(n+1) * kit.BenchmarkWindow})
-	if err := fill(p, n, wallClock{}); err != nil {
+	if err := fill(p, n, cpuClock{}); err != nil {
 		b.Fatal(err)
 	}
 	snap, err := api.Snapshot(p)
@@ -323,13 +349,20 @@ func checkpointOf(b *testing.B, api API, n int) *checkpoint {
 // limit long before a million.
 const growthLimit = 50
 
-// wallClock is the machine's clock, as a kit.Clock.
-type wallClock struct{}
+// cpuClock reads the process's CPU time (cpuTime) as a kit.Clock.
+type cpuClock struct{}
 
-func (wallClock) Now() time.Time { return time.Now() }
+func (cpuClock) Now() time.Time { return time.Unix(0, 0).Add(cpuTime()) }
+
+// processStart is when the test binary started; wallTime is the time
+// since.
+var processStart = time.Now()
+
+func wallTime() time.Duration { return time.Since(processStart) }
 
 // fill gives p n events, each in a window of its own, in chunks that double
-// in size, and times each chunk on clock. A Process that visits every open
+// in size, and times each chunk on clock (the process's CPU time, but for
+// a test). A Process that visits every open
 // window would take hours to open a million, so fill compares each chunk's
 // time per event with the fastest of the first chunks (a ratio within this
 // run, not a time limit) and stops, with an error that names the cause,
