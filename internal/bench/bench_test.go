@@ -111,6 +111,13 @@ func TestCheckSaysInOneLineWhoseFailureItIs(t *testing.T) {
 			contains: "your processor is not implemented yet (TODO: validate cfg); finish stage 01 first",
 		},
 		{
+			name:     "the lab's first benchmark fails, so go test prints no pkg: header for it",
+			out:      "--- FAIL: BenchmarkDe01/throughput\n    stagebench.go:61: not implemented yet: TODO: validate cfg\nFAIL\tgithub.com/flk-byo/course/lab\t0.1s\npkg: github.com/flk-byo/course/solutions\nBenchmarkDe01/throughput-2 1 5 ns/op 1 cpu-ns/event\nok  \tgithub.com/flk-byo/course/solutions\t3s\n",
+			runErr:   exit,
+			work:     true,
+			contains: "your processor is not implemented yet (TODO: validate cfg); finish stage 01 first",
+		},
+		{
 			name:     "stage 04 is still the skeleton",
 			out:      "pkg: github.com/flk-byo/course/lab\n--- FAIL: BenchmarkDe04/snapshot\n    stagebench.go:61: not implemented yet: TODO: encode\nFAIL\tgithub.com/flk-byo/course/lab\t0.1s\n",
 			runErr:   exit,
@@ -119,7 +126,7 @@ func TestCheckSaysInOneLineWhoseFailureItIs(t *testing.T) {
 		},
 		{
 			name:     "a benchmark panicked",
-			out:      "pkg: github.com/flk-byo/course/lab\n--- FAIL: BenchmarkDe03/expiring-windows\n    stagebench.go:61: panic: runtime error: integer divide by zero\n",
+			out:      "pkg: github.com/flk-byo/course/lab\n--- FAIL: BenchmarkDe03/expiring-windows\n    stagebench.go:61: panic: runtime error: integer divide by zero\nFAIL\tgithub.com/flk-byo/course/lab\t0.1s\n",
 			runErr:   exit,
 			work:     true,
 			contains: "on your lab/, the benchmark BenchmarkDe03/expiring-windows failed: panic: runtime error: integer divide by zero",

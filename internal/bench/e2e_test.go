@@ -48,6 +48,7 @@ func TestEndToEndScalingRatiosExposeScanning(t *testing.T) {
 			ratio := func(c Comparison, pkg string) float64 {
 				r, ok := c.Ratio(m, pkg)
 				require.True(t, ok, "%s: no ratio for %s", c.Title, pkg)
+				t.Logf("%s, %s: %.2f× (%.0f → %.0f %s)", c.Title, pkg, r.Mean, r.Baseline, r.Subject, c.Subject.Unit)
 				return r.Mean
 			}
 			for _, c := range []Comparison{open, expiring} {

@@ -79,7 +79,7 @@ func Report(w io.Writer, m *Measurements) {
 		wrote = wrote || ok
 	}
 	if wrote {
-		fmt.Fprintln(w, "note: each ratio pairs numbers from the same run, but the machine's noise (other processes, CPU frequency) still moves single runs; use -count 5 or more for ratios you can trust")
+		fmt.Fprintln(w, "note: every ratio pairs CPU times from the same run, but the machine's noise (caches shared with other processes, CPU frequency) still moves single runs; use -count 5 or more for ratios you can trust")
 	}
 }
 

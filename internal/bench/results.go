@@ -20,13 +20,14 @@ type Failure struct {
 	Message   string // the first line of the failure
 }
 
-// explain returns f as one line: a *WorkError when the lab failed.
+// explain returns f as one line: a *WorkError unless the reference
+// failed, which is the course's bug.
 func (f Failure) explain() error {
 	what := fmt.Sprintf("the benchmark %s failed: %s", f.Benchmark, f.Message)
 	if f.Benchmark == "" {
 		what = "the benchmarks crashed: " + f.Message
 	}
-	if f.Package != LabPkg {
+	if f.Package == RefPkg {
 		return fmt.Errorf("on the reference, %s (a bug in the course: please report it)", what)
 	}
 	if todo, ok := strings.CutPrefix(f.Message, notImplemented); ok {
@@ -39,7 +40,10 @@ func (f Failure) explain() error {
 		}
 		return &WorkError{msg: msg}
 	}
-	return &WorkError{msg: "on your lab/, " + what}
+	if f.Package == LabPkg {
+		what = "on your lab/, " + what
+	}
+	return &WorkError{msg: what}
 }
 
 // notImplemented is how internal/suite.Recover reports a skeleton's
@@ -83,20 +87,23 @@ func (m *Measurements) add(pkg, name string, s Sample) {
 // Parse reads go test -bench output for the two packages: "pkg:" headers,
 // the standard result lines, e.g.
 //
-//	BenchmarkDe01/throughput-2   1   1230077506 ns/op   1.207 allocs/event   1230 ns/event
+//	BenchmarkDe01/throughput-2   1   1230077506 ns/op   1.207 allocs/event   1230 cpu-ns/event
 //
 // failures ("--- FAIL: BenchmarkDe04/…" and the indented message after
-// it) and crashes ("panic: …", "fatal error: …"), which are attributed to
-// the package of the FAIL line that follows them. A result whose line the
-// code under test broke by printing (the name, then its output, then the
+// it) and crashes ("panic: …", "fatal error: …"). go test prints each
+// package's output in one piece, ending with its "ok" or "FAIL" line, and
+// prints the "pkg:" header only before a package's first result: so a
+// result belongs to the package of the header before it, and a failure to
+// the package of the summary line after it. A result whose line the code
+// under test broke by printing (the name, then its output, then the
 // numbers on a later line) is still read.
 func Parse(r io.Reader) *Measurements {
 	m := &Measurements{samples: map[string]map[string][]Sample{}}
 	var (
-		pkg     string // the package whose output this is
-		pending string // a benchmark whose name was printed but not yet its numbers
-		failing = -1   // the index of the failure whose message comes next
-		crashes []int  // failures awaiting their package
+		pkg        string // the package whose results these are
+		pending    string // a benchmark whose name was printed but not yet its numbers
+		failing    = -1   // the index of the failure whose message comes next
+		unassigned []int  // failures awaiting their package's summary line
 	)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
@@ -108,32 +115,31 @@ func Parse(r io.Reader) *Measurements {
 			continue
 		}
 		if failing >= 0 {
-			if msg, ok := failureMessage(line); ok {
-				m.Failures[failing].Message = msg
-				failing = -1
+			msg, ok := failureMessage(line)
+			failing, m.Failures[failing].Message = -1, msg
+			if ok {
 				continue
 			}
-			failing = -1
+		}
+		if p, ok := summaryPackage(line); ok {
+			for _, i := range unassigned {
+				m.Failures[i].Package = p
+			}
+			pkg, pending, unassigned = "", "", nil
+			continue
 		}
 		if name, ok := strings.CutPrefix(trimmed, "--- FAIL: "); ok {
 			name, _, _ = strings.Cut(name, " ")
 			if isLeaf(name) {
-				m.Failures = append(m.Failures, Failure{Package: pkg, Benchmark: name})
+				m.Failures = append(m.Failures, Failure{Benchmark: name})
 				failing = len(m.Failures) - 1
+				unassigned = append(unassigned, failing)
 			}
 			continue
 		}
 		if isCrash(trimmed) {
 			m.Failures = append(m.Failures, Failure{Message: trimmed})
-			crashes = append(crashes, len(m.Failures)-1)
-			continue
-		}
-		if p, ok := strings.CutPrefix(line, "FAIL\t"); ok {
-			p, _, _ = strings.Cut(p, "\t")
-			for _, i := range crashes {
-				m.Failures[i].Package = strings.TrimSpace(p)
-			}
-			crashes = nil
+			unassigned = append(unassigned, len(m.Failures)-1)
 			continue
 		}
 		f := strings.Fields(line)
@@ -153,6 +159,21 @@ func Parse(r io.Reader) *Measurements {
 		}
 	}
 	return m
+}
+
+// summaryPackage returns the package of go test's last line for it:
+// "ok  	pkg	1.2s" or "FAIL	pkg	0.1s" (or "FAIL	pkg [build failed]").
+func summaryPackage(line string) (string, bool) {
+	rest, ok := strings.CutPrefix(line, "ok  	")
+	if !ok {
+		rest, ok = strings.CutPrefix(line, "FAIL	")
+	}
+	if !ok {
+		return "", false
+	}
+	p, _, _ := strings.Cut(rest, "	")
+	p, _, _ = strings.Cut(p, " ")
+	return p, p != ""
 }
 
 // failureMessage returns the message of an indented line that follows a

@@ -37,8 +37,10 @@ in the same run:
        million windows somewhat dearer); 10× or more means a step that grows
        with the state.
 
-A run takes about a minute at stage 04. Single runs are noisy on a shared machine:
--count 5 runs each benchmark 5 times and prints the mean and range of every ratio.
+Times are the test binary's CPU time (garbage collection included) where the system
+reports it, so that other processes' use of the CPU does not count. A run takes about
+a minute at stage 04. Single runs still carry some noise: -count 5 runs each benchmark
+5 times and prints the mean and range of every ratio.
 
 Exit status: 0 when every benchmark ran, 1 when your lab/ failed (it does not compile,
 a benchmark panicked or failed), 2 when de bench could not run.`,
