@@ -96,7 +96,7 @@ func reportAcross(w io.Writer, m *Measurements, c Comparison) bool {
 	for _, p := range []struct{ label, pkg string }{{"lab/:", LabPkg}, {"reference:", RefPkg}} {
 		ns, runs := m.mean(p.pkg, c.Subject)
 		a, _ := m.mean(p.pkg, allocs)
-		fmt.Fprintf(w, "  %-12s %8.1f %s, %s allocs/event (%d run(s))\n", p.label, ns, c.Subject.Unit, decimals(a), runs)
+		fmt.Fprintf(w, "  %-12s %8.1f %s, %s allocs/event (%d run(s))\n", p.label, ns, unitLabel(c.Subject.Unit), decimals(a), runs)
 	}
 	return true
 }
@@ -120,12 +120,21 @@ func reportWithin(w io.Writer, m *Measurements, c Comparison) bool {
 			fmt.Fprintf(w, "  %-12s not measured\n", p.label)
 			continue
 		}
-		fmt.Fprintf(w, "  %-12s %s%s  (%s → %s %s)\n", p.label, times(p.r.Mean), spread(p.r), decimals(p.r.Baseline), decimals(p.r.Subject), c.Subject.Unit)
+		fmt.Fprintf(w, "  %-12s %s%s  (%s → %s %s)\n", p.label, times(p.r.Mean), spread(p.r), decimals(p.r.Baseline), decimals(p.r.Subject), unitLabel(c.Subject.Unit))
 	}
 	if c.Worry > 0 && lab.Mean >= c.Worry {
 		fmt.Fprintf(w, "  %s on your lab/: %s\n", times(lab.Mean), c.Diagnosis)
 	}
 	return true
+}
+
+// unitLabel renders a metric's unit for people: cpu-ns/event is "CPU
+// ns/event".
+func unitLabel(unit string) string {
+	if rest, ok := strings.CutPrefix(unit, "cpu-"); ok {
+		return "CPU " + rest
+	}
+	return unit
 }
 
 // times renders a ratio: 1.05×, 31×.
