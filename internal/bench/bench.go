@@ -65,13 +65,10 @@ func workErrorf(format string, args ...any) error {
 // it measured. When the lab fails (a *WorkError), Run returns the error and
 // whatever was measured before the failure, which may be nothing.
 func Run(ctx context.Context, o Options) (*Measurements, error) {
-	if o.Count < 1 {
-		return nil, fmt.Errorf("-count must be at least 1, got %d", o.Count)
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
 	stages := Stages(o.Stage)
-	if len(stages) == 0 {
-		return nil, fmt.Errorf("stage %02d has no benchmarks yet: the first are stage %02d's", o.Stage, Benchmarks[0].Stage)
-	}
 	scratch, err := os.MkdirTemp("", "de-bench-")
 	if err != nil {
 		return nil, fmt.Errorf("making a scratch folder: %w", err)
@@ -99,6 +96,18 @@ func Run(ctx context.Context, o Options) (*Measurements, error) {
 	m := Parse(bytes.NewReader(out.Bytes()))
 	m.Stage = o.Stage
 	return m, check(m, out.String(), runErr)
+}
+
+// Validate returns an error if o asks for no runs or for no stage with
+// benchmarks.
+func (o Options) Validate() error {
+	if o.Count < 1 {
+		return fmt.Errorf("-count must be at least 1, got %d", o.Count)
+	}
+	if len(Stages(o.Stage)) == 0 {
+		return fmt.Errorf("stage %02d has no benchmarks: the first are stage %02d's", o.Stage, Benchmarks[0].Stage)
+	}
+	return nil
 }
 
 // Stages returns the stages up to last that have benchmarks, in order.

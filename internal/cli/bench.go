@@ -61,15 +61,12 @@ a benchmark panicked or failed), 2 when de bench could not run.`,
 			if err != nil {
 				return exitWith(io, benchCouldNotRun, err)
 			}
-			if c.Int("count") < 1 {
-				return exitWith(io, benchCouldNotRun, fmt.Errorf("-count must be at least 1, got %d", c.Int("count")))
+			o := bench.Options{Root: e.root, Stage: last, Count: c.Int("count"), Benchtime: c.String("benchtime")}
+			if err := o.Validate(); err != nil {
+				return exitWith(io, benchCouldNotRun, err)
 			}
-			stages := bench.Stages(last)
-			if len(stages) == 0 {
-				return exitWith(io, benchCouldNotRun, fmt.Errorf("stage %02d has no benchmarks", last))
-			}
-			e.printf("benchmarking stage(s) %s on your lab/ and on the reference (go test -bench, about a minute)…\n", stageList(stages))
-			m, err := bench.Run(c.Context, bench.Options{Root: e.root, Stage: last, Count: c.Int("count"), Benchtime: c.String("benchtime")})
+			e.printf("benchmarking stage(s) %s on your lab/ and on the reference (go test -bench, about a minute)…\n", stageList(bench.Stages(last)))
+			m, err := bench.Run(c.Context, o)
 			if m != nil {
 				bench.Report(e.Stdout, m)
 			}

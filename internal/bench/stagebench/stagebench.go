@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -373,11 +374,15 @@ func wallTime() time.Duration { return time.Since(processStart) }
 // once it is growthLimit times slower.
 func fill(p Processor, n int, clock kit.Clock) error {
 	const firstChunks = 1 << 13 // the chunks below this many events set the pace
+	keys := make([]string, min(n, 10_000))
+	for i := range keys {
+		keys[i] = "k" + strconv.Itoa(i)
+	}
 	fastest := time.Duration(1<<63 - 1)
 	for lo, hi := 0, min(1<<10, n); lo < n; lo, hi = hi, min(2*hi, n) {
 		start := clock.Now()
 		for i := lo; i < hi; i++ {
-			p.Process(kit.Event{ID: fmt.Sprintf("e%d", i), Key: fmt.Sprintf("k%d", i%10_000), TS: int64(i) * kit.BenchmarkWindow, Value: 1 + int64(i%10)})
+			p.Process(kit.Event{ID: "e" + strconv.Itoa(i), Key: keys[i%len(keys)], TS: int64(i) * kit.BenchmarkWindow, Value: 1 + int64(i%10)})
 		}
 		perEvent := clock.Now().Sub(start) / time.Duration(hi-lo)
 		if hi <= firstChunks {
