@@ -11,7 +11,9 @@ import (
 type Ratio struct {
 	Mean, Min, Max float64 // over the runs
 	Runs           int
-	// Subject and Baseline are the means of the two metrics compared.
+	// Subject and Baseline are the means of the numerator and the
+	// denominator: for a comparison Across packages, the reference's and
+	// the lab's.
 	Subject, Baseline float64
 }
 
@@ -92,7 +94,7 @@ func reportAcross(w io.Writer, m *Measurements, c Comparison) bool {
 	}
 	allocs := Metric{c.Subject.Benchmark, "allocs/event"}
 	labAllocs, _ := m.mean(LabPkg, allocs)
-	fmt.Fprintf(w, "your processor: %s the reference%s, %s allocs/event\n", times(r.Mean), spread(r), decimals(labAllocs))
+	fmt.Fprintf(w, "your processor: %s the reference%s, %s allocs/event\n", times(r.Mean), spread(r, " ("), decimals(labAllocs))
 	for _, p := range []struct{ label, pkg string }{{"lab/:", LabPkg}, {"reference:", RefPkg}} {
 		ns, runs := m.mean(p.pkg, c.Subject)
 		a, _ := m.mean(p.pkg, allocs)
@@ -120,7 +122,7 @@ func reportWithin(w io.Writer, m *Measurements, c Comparison) bool {
 			fmt.Fprintf(w, "  %-12s not measured\n", p.label)
 			continue
 		}
-		fmt.Fprintf(w, "  %-12s %s%s  (%s → %s %s)\n", p.label, times(p.r.Mean), spread(p.r), decimals(p.r.Baseline), decimals(p.r.Subject), unitLabel(c.Subject.Unit))
+		fmt.Fprintf(w, "  %-12s %s  (%s → %s %s%s)\n", p.label, times(p.r.Mean), decimals(p.r.Baseline), decimals(p.r.Subject), unitLabel(c.Subject.Unit), spread(p.r, "; "))
 	}
 	if c.Worry > 0 && lab.Mean >= c.Worry {
 		fmt.Fprintf(w, "  %s on your lab/: %s\n", times(lab.Mean), c.Diagnosis)
@@ -145,13 +147,18 @@ func times(r float64) string {
 	return fmt.Sprintf("%.2f×", r)
 }
 
-// spread renders a ratio's range over its runs, when there are several:
+// spread renders a ratio's range over its runs, when there are several,
+// after sep: sep "; " gives "; 0.98–1.12× over 5 runs", and sep " (" gives
 // " (0.98–1.12× over 5 runs)".
-func spread(r Ratio) string {
+func spread(r Ratio, sep string) string {
 	if r.Runs < 2 {
 		return ""
 	}
-	return fmt.Sprintf(" (%s–%s over %d runs)", strings.TrimSuffix(times(r.Min), "×"), times(r.Max), r.Runs)
+	s := fmt.Sprintf("%s%s–%s over %d runs", sep, strings.TrimSuffix(times(r.Min), "×"), times(r.Max), r.Runs)
+	if strings.HasSuffix(sep, "(") {
+		s += ")"
+	}
+	return s
 }
 
 // decimals renders a measured value: whole numbers as such, values of 100
