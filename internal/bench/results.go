@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/flk-byo/course/internal/gotest"
 )
 
 // Sample is one run of one benchmark: the value of each unit it reported,
@@ -30,7 +32,9 @@ func (f Failure) explain() error {
 	if f.Package == RefPkg {
 		return fmt.Errorf("on the reference, %s (a bug in the course: please report it)", what)
 	}
-	if todo, ok := strings.CutPrefix(f.Message, notImplemented); ok {
+	// stagebench's suite.Recover reports a skeleton's panic("TODO …") as
+	// gotest.NotImplemented and the message.
+	if todo, ok := strings.CutPrefix(f.Message, gotest.NotImplemented); ok {
 		stage := stageOf(f.Benchmark)
 		msg := fmt.Sprintf("your code is not implemented yet (%s): finish stage %02d first", todo, stage)
 		if stage == 1 {
@@ -45,10 +49,6 @@ func (f Failure) explain() error {
 	}
 	return &WorkError{msg: what}
 }
-
-// notImplemented is how internal/suite.Recover reports a skeleton's
-// panic("TODO …"), which stagebench turns into a failed benchmark.
-const notImplemented = "not implemented yet: "
 
 // stageOf returns the stage of a benchmark's full name (BenchmarkDe04/…),
 // or 0.

@@ -64,13 +64,14 @@ func TopLevel(stage int) string { return fmt.Sprintf("BenchmarkDe%02d", stage) }
 // disorder bounded by one window. After its first half, a processor whose
 // delay (or lateness) spans ScalingKept windows holds that many, and holds
 // as many while the second half, the timed one, goes through; with a delay
-// of one window it holds two or three.
+// of one window it holds two: the window of the largest timestamp seen and
+// the one before it.
 //
 // The sizes make the two kinds of processor impossible to confuse. One
 // that visits every window it holds on each event pays ScalingKept visits
 // per event, microseconds, against a few hundred nanoseconds for the rest
 // of the work; one that finds due and expired windows at the front of an
-// ordered structure pays about the same with 3 windows or with
+// ordered structure pays about the same with 2 windows or with
 // ScalingKept.
 const (
 	ScalingWindow          = int64(1_000)
@@ -162,11 +163,11 @@ func checkpointComparison(title, name, unit string) Comparison {
 		Subject:   Metric{full, unit},
 		Baseline:  Metric{full, "baseline-" + unit},
 		Worry:     10,
-		Diagnosis: "its cost per window grows with the state: look for a step repeated for every window over all the others (stage 04's card, Constraints)",
+		Diagnosis: "the cost per window grows with the state: look for a step repeated for every window over all the others (stage 04's card, Constraints)",
 	}
 }
 
-// thousands renders n with a thin space between groups of three digits:
+// thousands renders n with a space between groups of three digits:
 // 1 000 000.
 func thousands(n int) string {
 	s := fmt.Sprint(n)
