@@ -5,77 +5,50 @@ package solutions
 import (
 	"cmp"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/flk-byo/course/internal/bench"
+	"github.com/flk-byo/course/internal/bench/stagebench"
 	"github.com/flk-byo/course/kit"
 )
 
 // The benchmarks of issue 7. Each one runs beside its baseline in the same
-// run, as sub-benchmarks whose names make the ratio obvious:
+// run, as sub-benchmarks whose names make the ratio obvious, or as one
+// benchmark that takes turns between the two and reports both:
 //
 //	go test -tags solution -run '^$' -bench . -benchmem ./solutions
 //
 // docs/PERFORMANCE.md has the numbers and how to compare runs with benchstat.
 // Setup (generating events, building snapshots) is outside the timed region.
+// The processor's benchmarks are those of de bench (package stagebench),
+// run here on the reference alone.
 
 const (
-	benchKeys    = 10_000
 	benchWindow  = kit.BenchmarkWindow
 	benchGap     = int64(500)          // session gap
 	benchWMEvery = 1_000               // sessions: advance the watermark every this many events
 	benchSeed    = uint64(0x5eed_0007) // fixed, so every run measures the same stream
 )
 
-var benchCache []kit.Event
-
-// benchStream is kit.BenchmarkStream, generated once per test binary.
-func benchStream() []kit.Event {
-	if benchCache == nil {
-		benchCache = kit.BenchmarkStream()
-	}
-	return benchCache
+// reference is the reference's stage API, as stagebench calls it.
+var reference = stagebench.API{
+	New: func(c stagebench.Config) (stagebench.Processor, error) {
+		return NewProcessor(Config(c))
+	},
+	Snapshot: func(p stagebench.Processor) ([]byte, error) { return p.(*Processor).Snapshot() },
+	Restore: func(snap []byte) (stagebench.Processor, error) {
+		return RestoreProcessor(snap)
+	},
 }
 
-// perEvent reports ns/event and allocs/event for a loop of b.N passes over
-// n events; mallocs is the number of heap allocations of the timed region.
-func perEvent(b *testing.B, n int, mallocs uint64) {
-	per(b, n, "event")
-	b.ReportMetric(float64(mallocs)/(float64(b.N)*float64(n)), "allocs/event")
-}
-
-// per reports the time of one of the n items (events, windows, entries)
-// that each of b.N passes handles, as ns/<item>.
-func per(b *testing.B, n int, item string) {
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*float64(n)), "ns/"+item)
-}
-
-// stateAllocs reports the allocations of a processor's own state,
-// state-allocs/event: all of them less one for each call that returned
-// results, since every non-empty []kit.Result returned is a new slice (the
-// caller's to keep). The bar of issue 7 is zero in steady state; what
-// remains is the growth of the seen-ID map, which grows with the input,
-// as the fold's map does.
-func stateAllocs(b *testing.B, n int, mallocs, emits uint64) {
-	b.ReportMetric(float64(mallocs-min(mallocs, emits))/(float64(b.N)*float64(n)), "state-allocs/event")
-}
-
-// measure runs body b.N times between b.ResetTimer and b.StopTimer and
-// returns the heap allocations it made.
-func measure(b *testing.B, body func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	b.ResetTimer()
-	for range b.N {
-		body()
-	}
-	b.StopTimer()
-	runtime.ReadMemStats(&after)
-	return after.Mallocs - before.Mallocs
+// perEvent reports ns/event, cpu-ns/event and allocs/event for b.N passes
+// over n events that cost cost.
+func perEvent(b *testing.B, cost stagebench.Cost, n int) {
+	stagebench.ReportPer(b, cost, n, "event")
+	stagebench.ReportAllocs(b, cost, n)
 }
 
 type foldKey struct {
@@ -124,8 +97,8 @@ var sinkResults []kit.Result
 
 func benchFold(b *testing.B, events []kit.Event) {
 	b.ReportAllocs()
-	n := measure(b, func() { sinkFold = fold(events, benchWindow) })
-	perEvent(b, len(events), n)
+	cost := stagebench.Loop(b, func() { sinkFold = fold(events, benchWindow) })
+	perEvent(b, cost, len(events))
 }
 
 // BenchmarkTumbling: the keyed tumbling sum against the fold over the same
@@ -138,35 +111,28 @@ func benchFold(b *testing.B, events []kit.Event) {
 // text, too long for idSet to keep inline: what the processor costs when
 // the optimisation for short IDs does not apply.
 func BenchmarkTumbling(b *testing.B) {
-	events := benchStream()
+	events := stagebench.BenchmarkStream()
 	b.Run("fold", func(b *testing.B) { benchFold(b, events) })
 	b.Run("fold+dedup", func(b *testing.B) {
 		b.ReportAllocs()
-		n := measure(b, func() { sinkFold = foldDedup(events, benchWindow) })
-		perEvent(b, len(events), n)
+		cost := stagebench.Loop(b, func() { sinkFold = foldDedup(events, benchWindow) })
+		perEvent(b, cost, len(events))
 	})
-	b.Run("processor", func(b *testing.B) { benchProcessor(b, events) })
-	b.Run("processor-36-byte-ids", func(b *testing.B) { benchProcessor(b, withLongIDs(events)) })
+	b.Run("processor", func(b *testing.B) { stagebench.Throughput(b, reference, events) })
+	b.Run("processor-36-byte-ids", func(b *testing.B) { stagebench.Throughput(b, reference, withLongIDs(events)) })
 }
 
-func benchProcessor(b *testing.B, events []kit.Event) {
-	b.ReportAllocs()
-	var emits uint64
-	n := measure(b, func() {
-		p, err := NewProcessor(Config{WindowSize: benchWindow, WatermarkDelay: kit.BenchmarkDisorder})
-		if err != nil {
-			b.Fatal(err)
+// BenchmarkScaling: de bench's scaling benchmarks on the reference, the
+// cost per event with many windows held (open, or fired and waiting out
+// their lateness) against the same with few, in turns within one
+// benchmark: ns/event against baseline-ns/event, which would be equal if
+// the cost per event did not grow with the state.
+func BenchmarkScaling(b *testing.B) {
+	for _, bm := range bench.Benchmarks {
+		if bm.Kind == bench.Scaling {
+			b.Run(bm.Name, func(b *testing.B) { stagebench.Measure(b, bm, reference) })
 		}
-		var out []kit.Result
-		for _, e := range events {
-			out = append(out[:0], p.Process(e)...)
-			emits += uint64(min(len(out), 1))
-		}
-		sinkResults = append(out[:0], p.Flush()...)
-		emits++
-	})
-	perEvent(b, len(events), n)
-	stateAllocs(b, len(events), n, emits)
+	}
 }
 
 // withLongIDs returns a copy of events whose IDs are padded with zeros to
@@ -183,12 +149,12 @@ func withLongIDs(events []kit.Event) []kit.Event {
 // watermark follows upstream: max − delay every benchWMEvery events),
 // against the same fold.
 func BenchmarkSessions(b *testing.B) {
-	events := benchStream()
+	events := stagebench.BenchmarkStream()
 	b.Run("fold", func(b *testing.B) { benchFold(b, events) })
 	b.Run("processor", func(b *testing.B) {
 		b.ReportAllocs()
 		var emits uint64
-		n := measure(b, func() {
+		cost := stagebench.Loop(b, func() {
 			s, err := NewSessionProcessor(SessionConfig{Gap: benchGap})
 			if err != nil {
 				b.Fatal(err)
@@ -207,8 +173,8 @@ func BenchmarkSessions(b *testing.B) {
 			sinkResults = append(out[:0], s.Flush()...)
 			emits++
 		})
-		perEvent(b, len(events), n)
-		stateAllocs(b, len(events), n, emits)
+		perEvent(b, cost, len(events))
+		stagebench.ReportStateAllocs(b, cost, len(events), emits)
 	})
 }
 
@@ -219,74 +185,38 @@ var sinkSums map[string]kit.Event
 func BenchmarkRunParallel(b *testing.B) {
 	// The stream is built once, outside the timed region: FromSlice copies
 	// its input, the same work at every parallelism.
-	src := FromSlice(benchStream())
+	src := FromSlice(stagebench.BenchmarkStream())
 	for _, p := range []int{1, 2, 4} {
 		b.Run(fmt.Sprintf("p=%d", p), func(b *testing.B) {
 			b.ReportAllocs()
-			n := measure(b, func() {
+			cost := stagebench.Loop(b, func() {
 				r := KeyBy(src, func(e kit.Event) string { return e.Key }).
 					Reduce(func(acc, v kit.Event) kit.Event { acc.Value += v.Value; return acc }, p)
 				sinkSums = RunParallel(r)
 			})
-			perEvent(b, len(src.elems), n)
+			perEvent(b, cost, len(src.elems))
 		})
 	}
 }
 
-// snapshotOf returns a processor holding n open windows (one key and one
-// event each; the delay keeps them all open) and its snapshot.
-func snapshotOf(b *testing.B, n int) (*Processor, []byte) {
-	p, err := NewProcessor(Config{WindowSize: benchWindow, WatermarkDelay: int64(n+1) * benchWindow})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := range n {
-		p.Process(kit.Event{ID: fmt.Sprintf("e%d", i), Key: fmt.Sprintf("k%d", i%benchKeys), TS: int64(i) * benchWindow, Value: 1 + int64(i%10)})
-	}
-	snap, err := p.Snapshot()
-	if err != nil {
-		b.Fatal(err)
-	}
-	return p, snap
-}
-
 var benchWindowCounts = []int{10_000, 100_000, 1_000_000}
 
-var sinkBytes []byte
-var sinkProcessor *Processor
-
-// BenchmarkSnapshot: Snapshot of 10k, 100k and 1M windows; ns/window and
-// bytes/window would stay flat if cost were linear (BenchmarkMapFill shows
-// what the caches add).
-func BenchmarkSnapshot(b *testing.B) {
-	benchWindows(b, func(b *testing.B, p *Processor, _ []byte) {
-		var err error
-		if sinkBytes, err = p.Snapshot(); err != nil {
-			b.Fatal(err)
-		}
-	})
-}
+// BenchmarkSnapshot: Snapshot of 100k and 1M windows, each in turns with
+// Snapshot of 10k (de bench's checkpoint benchmark, at one more size).
+// ns/window and bytes/window would equal their baseline- values if cost
+// were linear; BenchmarkMapFill shows what the caches add.
+func BenchmarkSnapshot(b *testing.B) { benchWindows(b, stagebench.Snapshot) }
 
 // BenchmarkRestore: RestoreProcessor of the same snapshots.
-func BenchmarkRestore(b *testing.B) {
-	benchWindows(b, func(b *testing.B, _ *Processor, snap []byte) {
-		var err error
-		if sinkProcessor, err = RestoreProcessor(snap); err != nil {
-			b.Fatal(err)
-		}
-	})
-}
+func BenchmarkRestore(b *testing.B) { benchWindows(b, stagebench.Restore) }
 
-// benchWindows times op on a processor of each size in benchWindowCounts
-// and its snapshot, reporting ns/window and bytes/window.
-func benchWindows(b *testing.B, op func(b *testing.B, p *Processor, snap []byte)) {
-	for _, n := range benchWindowCounts {
+// benchWindows runs a checkpoint benchmark of stagebench at each size of
+// benchWindowCounts past the first, against the first.
+func benchWindows(b *testing.B, run func(*testing.B, stagebench.API, bench.Shape, bench.Shape)) {
+	small := bench.Shape{Windows: benchWindowCounts[0]}
+	for _, n := range benchWindowCounts[1:] {
 		b.Run(fmt.Sprintf("windows=%d", n), func(b *testing.B) {
-			p, snap := snapshotOf(b, n)
-			b.ReportAllocs()
-			measure(b, func() { op(b, p, snap) })
-			per(b, n, "window")
-			b.ReportMetric(float64(len(snap))/float64(n), "bytes/window")
+			run(b, reference, small, bench.Shape{Windows: n})
 		})
 	}
 }
@@ -306,14 +236,14 @@ func BenchmarkMapFill(b *testing.B) {
 			for i := range keys {
 				keys[i] = r.Uint64()
 			}
-			measure(b, func() {
+			cost := stagebench.Loop(b, func() {
 				m := make(map[uint64]struct{}, n)
 				for _, k := range keys {
 					m[k] = struct{}{}
 				}
 				sinkMap = m
 			})
-			per(b, n, "entry")
+			stagebench.ReportPer(b, cost, n, "entry")
 		})
 	}
 }

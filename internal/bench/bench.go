@@ -1,15 +1,21 @@
-// Package bench is `de bench`: it runs the same tumbling-window benchmark on
-// the learner's lab/ and on the reference in solutions/, in one go test run,
-// and compares them.
+// Package bench is `de bench`: it runs the benchmarks of every stage a
+// learner has reached on their lab/ and on the reference in solutions/, in
+// one go test run, and compares each number with a baseline measured in
+// the same run.
 //
-// No benchmark file lives in a stage folder or in lab/: Run writes the same
-// benchmark body twice (package lab, package solutions) into a scratch
-// folder and adds them to both packages with go test -overlay, so nothing a
-// learner owns is touched.
+// No benchmark file lives in a stage folder or in lab/. The bodies are in
+// package stagebench, compiled and vetted with the course; Run adds to
+// package lab and to package solutions, with go test -overlay, a small file
+// per stage (adapters.go) that hands stagebench the package's own stage
+// functions. So nothing a learner owns is touched, and a stage's file uses
+// only the API of the stages up to it.
+//
+// The table (table.go) lists the benchmarks and the comparisons between
+// them; Parse reads go test's output into Measurements, and Report prints
+// every comparison whose samples the run produced.
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -20,108 +26,61 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/flk-byo/course/internal/gotest"
 )
 
-// Name is the benchmark Run adds to both packages.
-const Name = "BenchmarkDeProcessor"
-
-// Options says how to run the comparison.
+// Options says what to run and how.
 type Options struct {
 	Root      string // the course root (lab/ and solutions/ are under it)
+	Stage     int    // the last stage reached: the benchmarks of stages 1..Stage run
 	Count     int    // go test -count; ≥ 1
 	Benchtime string // go test -benchtime; "" for go's default
 }
 
-// Measure is one package's benchmark, averaged over its runs.
-type Measure struct {
-	Runs         int
-	NsPerEvent   float64
-	AllocsPerEvt float64
-}
-
-// Result is the lab's and the reference's measures from the same run.
-type Result struct {
-	Lab, Reference Measure
-}
-
-// Ratio is the lab's throughput as a fraction of the reference's: above 1
-// the lab is faster.
-func (r Result) Ratio() float64 { return r.Reference.NsPerEvent / r.Lab.NsPerEvent }
-
+// The two packages a run measures, by import path.
 const (
-	labPkg = "github.com/flk-byo/course/lab"
-	refPkg = "github.com/flk-byo/course/solutions"
+	LabPkg = "github.com/flk-byo/course/lab"
+	RefPkg = "github.com/flk-byo/course/solutions"
 )
 
-// body is the benchmark both packages get: solutions/bench_test.go's
-// BenchmarkTumbling/processor, on the same stream (kit.BenchmarkStream),
-// using only stage 01's API.
-const body = `package PKG
+// RefTags are the build tags of the run: the reference's tuned build. The
+// same go test run builds lab/, which the tag does not concern.
+const RefTags = "fast"
 
-import (
-	"runtime"
-	"testing"
+// WorkError is a failure of the code being measured: the lab does not
+// compile, a benchmark failed or panicked, the test binary crashed. Every
+// other error of Run means the benchmarks could not run at all.
+type WorkError struct{ msg string }
 
-	"github.com/flk-byo/course/kit"
-)
+func (e *WorkError) Error() string { return e.msg }
 
-var deBenchSink []kit.Result
-
-func BenchmarkDeProcessor(b *testing.B) {
-	events := kit.BenchmarkStream()
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	b.ResetTimer()
-	for range b.N {
-		p, err := NewProcessor(Config{WindowSize: kit.BenchmarkWindow, WatermarkDelay: kit.BenchmarkDisorder})
-		if err != nil {
-			b.Fatal(err)
-		}
-		var out []kit.Result
-		for _, e := range events {
-			out = append(out[:0], p.Process(e)...)
-		}
-		deBenchSink = append(out[:0], p.Flush()...)
-	}
-	b.StopTimer()
-	runtime.ReadMemStats(&after)
-	total := float64(b.N) * float64(len(events))
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/total, "ns/event")
-	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/total, "allocs/event")
+// workErrorf returns a WorkError with a formatted message.
+func workErrorf(format string, args ...any) error {
+	return &WorkError{msg: fmt.Sprintf(format, args...)}
 }
-`
 
-// Run runs the benchmark on lab/ and solutions/ in one go test run
-// (packages one after the other, -p 1) and returns both measures. An error
-// is one line: the lab does not compile, panicked, or go test failed.
-func Run(ctx context.Context, o Options) (Result, error) {
-	if o.Count < 1 {
-		return Result{}, fmt.Errorf("-count must be at least 1, got %d", o.Count)
+// Run runs the benchmarks of stages 1..o.Stage on lab/ and solutions/ in
+// one go test run (the packages one after the other, -p 1) and returns what
+// it measured. When the lab fails (a *WorkError), Run returns the error and
+// whatever was measured before the failure, which may be nothing.
+func Run(ctx context.Context, o Options) (*Measurements, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
+	stages := Stages(o.Stage)
 	scratch, err := os.MkdirTemp("", "de-bench-")
 	if err != nil {
-		return Result{}, err
+		return nil, fmt.Errorf("making a scratch folder: %w", err)
 	}
 	defer os.RemoveAll(scratch)
-	replace := map[string]string{}
-	for _, pkg := range []string{"lab", "solutions"} {
-		src := filepath.Join(scratch, pkg+"_debench_test.go")
-		if err := os.WriteFile(src, []byte(strings.Replace(body, "PKG", pkg, 1)), 0o644); err != nil {
-			return Result{}, err
-		}
-		replace[filepath.Join(o.Root, pkg, "zz_debench_test.go")] = src
-	}
-	data, err := json.Marshal(map[string]any{"Replace": replace})
+	overlay, err := writeOverlay(scratch, o.Root, stages)
 	if err != nil {
-		return Result{}, err
-	}
-	overlay := filepath.Join(scratch, "overlay.json")
-	if err := os.WriteFile(overlay, data, 0o644); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 
-	args := []string{"test", "-p", "1", "-overlay", overlay, "-run", "^$", "-bench", "^" + Name + "$", "-benchmem", "-count", strconv.Itoa(o.Count)}
+	args := []string{"test", "-p", "1", "-tags", RefTags, "-overlay", overlay,
+		"-run", "^$", "-bench", benchPattern(stages), "-benchmem", "-count", strconv.Itoa(o.Count)}
 	if o.Benchtime != "" {
 		args = append(args, "-benchtime", o.Benchtime)
 	}
@@ -132,103 +91,126 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()
 	if ctx.Err() != nil {
-		return Result{}, ctx.Err()
+		return nil, ctx.Err()
 	}
-	res, perr := Parse(bytes.NewReader(out.Bytes()))
-	if runErr != nil || perr != nil {
-		return Result{}, explain(out.String(), runErr, perr)
-	}
-	return res, nil
+	m := Parse(bytes.NewReader(out.Bytes()))
+	m.Stage = o.Stage
+	return m, check(m, out.String(), runErr)
 }
 
-// explain turns a failed go test run into one line.
-func explain(out string, runErr, perr error) error {
-	first := func(pred func(string) bool) string {
-		for line := range strings.Lines(out) {
-			if l := strings.TrimSpace(line); pred(l) {
-				return l
+// Validate returns an error if o asks for no runs or for no stage with
+// benchmarks.
+func (o Options) Validate() error {
+	if o.Count < 1 {
+		return fmt.Errorf("-count must be at least 1, got %d", o.Count)
+	}
+	if len(Stages(o.Stage)) == 0 {
+		return fmt.Errorf("stage %02d has no benchmarks: the first are stage %02d's", o.Stage, Benchmarks[0].Stage)
+	}
+	return nil
+}
+
+// Stages returns the stages up to last that have benchmarks, in order.
+func Stages(last int) []int {
+	var stages []int
+	for _, b := range Benchmarks {
+		if b.Stage <= last && (len(stages) == 0 || stages[len(stages)-1] != b.Stage) {
+			stages = append(stages, b.Stage)
+		}
+	}
+	return stages
+}
+
+// benchPattern is the -bench pattern that selects the benchmark functions
+// of stages: ^(BenchmarkDe01|BenchmarkDe03)$ and all their sub-benchmarks.
+func benchPattern(stages []int) string {
+	names := make([]string, len(stages))
+	for i, s := range stages {
+		names[i] = TopLevel(s)
+	}
+	return "^(" + strings.Join(names, "|") + ")$"
+}
+
+// writeOverlay writes, into scratch, each stage's adapter for package lab
+// and for package solutions, and the go test -overlay file that adds them
+// to both packages, and returns the overlay file's path.
+func writeOverlay(scratch, root string, stages []int) (string, error) {
+	replace := map[string]string{}
+	for _, pkg := range []string{"lab", "solutions"} {
+		for _, s := range stages {
+			name := fmt.Sprintf("zz_debench%02d_test.go", s)
+			src := filepath.Join(scratch, pkg+"_"+name)
+			if err := os.WriteFile(src, []byte(adapter(pkg, s)), 0o644); err != nil {
+				return "", fmt.Errorf("writing the benchmark file: %w", err)
 			}
+			replace[filepath.Join(root, pkg, name)] = src
 		}
-		return ""
 	}
-	if strings.Contains(out, labPkg+" [build failed]") || strings.Contains(out, labPkg+" [setup failed]") {
-		msg := first(func(l string) bool { return strings.HasPrefix(l, "lab/") || strings.Contains(l, "/lab/") })
-		return fmt.Errorf("your lab/ does not compile: %s", msg)
+	data, err := json.Marshal(map[string]any{"Replace": replace})
+	if err != nil {
+		return "", err
 	}
-	if l := first(func(l string) bool { return strings.HasPrefix(l, "panic: ") }); l != "" {
-		if strings.Contains(l, "TODO") {
-			return fmt.Errorf("your processor is not implemented yet (%s); finish stage 01 first", strings.TrimPrefix(l, "panic: "))
-		}
-		return fmt.Errorf("the benchmark panicked: %s", strings.TrimPrefix(l, "panic: "))
+	overlay := filepath.Join(scratch, "overlay.json")
+	if err := os.WriteFile(overlay, data, 0o644); err != nil {
+		return "", fmt.Errorf("writing the overlay: %w", err)
+	}
+	return overlay, nil
+}
+
+// check returns the error of a go test run that printed out and ended with
+// runErr: nil if it ran every benchmark, a *WorkError if the lab or a
+// benchmark failed, another error if go test could not run.
+func check(m *Measurements, out string, runErr error) error {
+	if strings.Contains(out, LabPkg+" [build failed]") || strings.Contains(out, LabPkg+" [setup failed]") {
+		return workErrorf("your lab/ does not compile: %s", firstLine(out, func(l string) bool {
+			return strings.HasPrefix(l, "lab/") || strings.Contains(l, "/lab/")
+		}))
+	}
+	if len(m.Failures) > 0 {
+		return m.Failures[0].explain()
+	}
+	if l := firstLine(out, isCrash); l != "" {
+		return workErrorf("the benchmarks crashed: %s", l)
 	}
 	if runErr != nil {
 		var exit *exec.ExitError
 		if !errors.As(runErr, &exit) {
-			return fmt.Errorf("could not run go test: %v", runErr)
+			if errors.Is(runErr, exec.ErrNotFound) {
+				return gotest.ErrNoGo
+			}
+			return fmt.Errorf("could not run go test: %w", runErr)
 		}
-		if l := first(func(l string) bool { return strings.HasPrefix(l, "FAIL") || strings.Contains(l, "error") }); l != "" {
+		if strings.Contains(out, RefPkg+" [build failed]") {
+			return fmt.Errorf("the reference in solutions/ does not compile: %s", firstLine(out, func(l string) bool {
+				return strings.HasPrefix(l, "solutions/")
+			}))
+		}
+		if l := firstLine(out, func(l string) bool { return strings.HasPrefix(l, "FAIL") || strings.Contains(l, "error") }); l != "" {
 			return fmt.Errorf("go test -bench failed: %s", l)
 		}
-		return fmt.Errorf("go test -bench failed: %v", runErr)
+		return fmt.Errorf("go test -bench failed: %w", runErr)
 	}
-	return perr
+	for _, pkg := range []string{LabPkg, RefPkg} {
+		if !m.ran(pkg) {
+			return fmt.Errorf("go test printed no benchmark result for %s", pkg)
+		}
+	}
+	return nil
 }
 
-// Parse reads go test -bench output for the two packages: "pkg:" headers
-// and the standard benchmark lines, e.g.
-//
-//	BenchmarkDeProcessor-2   1   1230077506 ns/op   1.207 allocs/event   1230 ns/event   365377208 B/op   1206672 allocs/op
-//
-// and averages each package's ns/event and allocs/event over its runs.
-func Parse(r interface{ Read([]byte) (int, error) }) (Result, error) {
-	sums := map[string]*Measure{labPkg: {}, refPkg: {}}
-	pkg := ""
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if p, ok := strings.CutPrefix(line, "pkg: "); ok {
-			pkg = strings.TrimSpace(p)
-			continue
+// isCrash reports whether l is the first line of a crashed test binary: a
+// panic outside a benchmark's goroutine, a fatal runtime error, a timeout.
+func isCrash(l string) bool {
+	return strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ")
+}
+
+// firstLine returns the first line of out, trimmed, for which pred holds,
+// or "".
+func firstLine(out string, pred func(string) bool) string {
+	for line := range strings.Lines(out) {
+		if l := strings.TrimSpace(line); pred(l) {
+			return l
 		}
-		f := strings.Fields(line)
-		if len(f) < 4 || !(f[0] == Name || strings.HasPrefix(f[0], Name+"-")) {
-			continue
-		}
-		m := sums[pkg]
-		if m == nil {
-			continue
-		}
-		var ns, allocs float64
-		seen := 0
-		for i := 2; i+1 < len(f); i += 2 {
-			v, err := strconv.ParseFloat(f[i], 64)
-			if err != nil {
-				continue
-			}
-			switch f[i+1] {
-			case "ns/event":
-				ns, seen = v, seen+1
-			case "allocs/event":
-				allocs, seen = v, seen+1
-			}
-		}
-		if seen != 2 {
-			continue
-		}
-		m.Runs++
-		m.NsPerEvent += ns
-		m.AllocsPerEvt += allocs
 	}
-	if err := sc.Err(); err != nil {
-		return Result{}, err
-	}
-	for name, m := range sums {
-		if m.Runs == 0 {
-			return Result{}, fmt.Errorf("go test printed no %s result for %s", Name, name)
-		}
-		m.NsPerEvent /= float64(m.Runs)
-		m.AllocsPerEvt /= float64(m.Runs)
-	}
-	return Result{Lab: *sums[labPkg], Reference: *sums[refPkg]}, nil
+	return ""
 }

@@ -1,39 +1,266 @@
 package bench
 
 import (
+	"errors"
+	"go/parser"
+	"go/token"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
-func TestParseAveragesEachPackage(t *testing.T) {
-	out := `goos: linux
+// output is go test -bench output for both packages at stage 04, with
+// -count 2: one lab line broken by the lab's own printing, and results
+// with and without the -GOMAXPROCS suffix.
+const output = `goos: linux
+goarch: amd64
 pkg: github.com/flk-byo/course/lab
-BenchmarkDeProcessor-2   	       1	1000000000 ns/op	         3.000 allocs/event	      1000 ns/event	365377208 B/op	 3000000 allocs/op
-BenchmarkDeProcessor-2   	       1	1000000000 ns/op	         3.000 allocs/event	      3000 ns/event	365377208 B/op	 3000000 allocs/op
+cpu: AMD EPYC
+BenchmarkDe01/throughput-2         	       1	1000000000 ns/op	         3.000 allocs/event	      1000 cpu-ns/event
+BenchmarkDe01/throughput-2         	       1	1000000000 ns/op	         1.000 allocs/event	      3000 cpu-ns/event
+BenchmarkDe01/open-windows-2       	       9	 167698264 ns/op	       500.0 baseline-cpu-ns/event	      5000 cpu-ns/event
+BenchmarkDe01/open-windows-2       	debug: window fired
+       9	 167698264 ns/op	       500.0 baseline-cpu-ns/event	     15000 cpu-ns/event
+BenchmarkDe03/expiring-windows     	       7	 200010047 ns/op	       400.0 baseline-cpu-ns/event	       440 cpu-ns/event
+BenchmarkDe03/expiring-windows     	       7	 200010047 ns/op	       400.0 baseline-cpu-ns/event	       480 cpu-ns/event
+BenchmarkDe04/snapshot-2           	       2	 400000000 ns/op	       150.0 baseline-cpu-ns/window	       180.0 cpu-ns/window	22.57 baseline-bytes/window	26.51 bytes/window
+BenchmarkDe04/snapshot-2           	       2	 400000000 ns/op	       150.0 baseline-cpu-ns/window	       180.0 cpu-ns/window	22.57 baseline-bytes/window	26.51 bytes/window
 PASS
-ok  	github.com/flk-byo/course/lab	5.1s
+ok  	github.com/flk-byo/course/lab	25.1s
 pkg: github.com/flk-byo/course/solutions
-BenchmarkDeProcessor-2   	       1	1000000000 ns/op	         1.207 allocs/event	      1000 ns/event	365377208 B/op	 1206672 allocs/op
+BenchmarkDe01/throughput-2         	       1	1000000000 ns/op	         0.020 allocs/event	      1000 cpu-ns/event
+BenchmarkDe01/throughput-2         	       1	1000000000 ns/op	         0.020 allocs/event	      1500 cpu-ns/event
+BenchmarkDe01/open-windows-2       	       9	 167698264 ns/op	       500.0 baseline-cpu-ns/event	       550 cpu-ns/event
+BenchmarkDe01/open-windows-2       	       9	 167698264 ns/op	       500.0 baseline-cpu-ns/event	       650 cpu-ns/event
 PASS
+ok  	github.com/flk-byo/course/solutions	20.3s
 `
-	res, err := Parse(strings.NewReader(out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Lab.Runs != 2 || res.Lab.NsPerEvent != 2000 || res.Lab.AllocsPerEvt != 3 {
-		t.Errorf("lab = %+v, want 2 runs, 2000 ns/event, 3 allocs/event", res.Lab)
-	}
-	if res.Reference.Runs != 1 || res.Reference.AllocsPerEvt != 1.207 {
-		t.Errorf("reference = %+v, want 1 run, 1.207 allocs/event", res.Reference)
-	}
-	if got := res.Ratio(); got != 0.5 {
-		t.Errorf("Ratio() = %v, want 0.5 (lab half as fast)", got)
-	}
+
+// comparisonOf returns the comparison whose subject is benchmark's.
+func comparisonOf(t *testing.T, benchmark string) Comparison {
+	t.Helper()
+	i := slices.IndexFunc(Comparisons, func(c Comparison) bool { return c.Subject.Benchmark == benchmark })
+	require.GreaterOrEqual(t, i, 0, "no comparison of %s", benchmark)
+	return Comparisons[i]
 }
 
-func TestParseMissingPackageIsAnError(t *testing.T) {
-	_, err := Parse(strings.NewReader("pkg: github.com/flk-byo/course/solutions\nBenchmarkDeProcessor-2 1 5 ns/op 1 ns/event 0 allocs/event\n"))
-	if err == nil || !strings.Contains(err.Error(), "course/lab") {
-		t.Errorf("err = %v, want one naming the lab package", err)
+func TestParseReadsEverySampleOfEachPackageInRunOrder(t *testing.T) {
+	m := Parse(strings.NewReader(output))
+	assert.Empty(t, m.Failures)
+	thr := m.Samples(LabPkg, "BenchmarkDe01/throughput")
+	require.Len(t, thr, 2)
+	assert.Equal(t, 1000.0, thr[0]["cpu-ns/event"])
+	assert.Equal(t, 3000.0, thr[1]["cpu-ns/event"])
+	assert.Equal(t, 1.0, thr[1]["allocs/event"])
+
+	open := m.Samples(LabPkg, "BenchmarkDe01/open-windows")
+	require.Len(t, open, 2, "the line the lab's output broke is read too")
+	assert.Equal(t, 15000.0, open[1]["cpu-ns/event"])
+	assert.Len(t, m.Samples(LabPkg, "BenchmarkDe03/expiring-windows"), 2, "a name without the -GOMAXPROCS suffix")
+	assert.Len(t, m.Samples(RefPkg, "BenchmarkDe01/throughput"), 2)
+	assert.Empty(t, m.Samples(RefPkg, "BenchmarkDe04/snapshot"))
+}
+
+func TestParseRecordsFailuresAndCrashesWithTheirPackage(t *testing.T) {
+	out := `pkg: github.com/flk-byo/course/lab
+BenchmarkDe01/throughput-2   	       1	1000000000 ns/op	      1000 cpu-ns/event
+--- FAIL: BenchmarkDe04/snapshot
+    stagebench.go:61: not implemented yet: TODO: encode the state
+--- FAIL: BenchmarkDe04
+FAIL
+exit status 1
+FAIL	github.com/flk-byo/course/lab	3.1s
+pkg: github.com/flk-byo/course/solutions
+panic: runtime error: index out of range [3] with length 3
+
+goroutine 7 [running]:
+FAIL	github.com/flk-byo/course/solutions	0.4s
+`
+	m := Parse(strings.NewReader(out))
+	assert.Equal(t, []Failure{
+		{Package: LabPkg, Benchmark: "BenchmarkDe04/snapshot", Message: "not implemented yet: TODO: encode the state"},
+		{Package: RefPkg, Message: "panic: runtime error: index out of range [3] with length 3"},
+	}, m.Failures)
+}
+
+func TestCheckSaysInOneLineWhoseFailureItIs(t *testing.T) {
+	exit := exitError(t)
+	for _, tc := range []struct {
+		name     string
+		out      string
+		runErr   error
+		work     bool
+		contains string
+	}{
+		{
+			name:     "the lab does not compile",
+			out:      "# github.com/flk-byo/course/lab\nlab/windows.go:3:2: undefined: undefinedName\nFAIL\tgithub.com/flk-byo/course/lab [build failed]\n",
+			runErr:   exit,
+			work:     true,
+			contains: "your lab/ does not compile: lab/windows.go:3:2: undefined: undefinedName",
+		},
+		{
+			name:     "stage 01 is still the skeleton",
+			out:      "pkg: github.com/flk-byo/course/lab\n--- FAIL: BenchmarkDe01/throughput\n    stagebench.go:61: not implemented yet: TODO: validate cfg\nFAIL\tgithub.com/flk-byo/course/lab\t0.1s\n",
+			runErr:   exit,
+			work:     true,
+			contains: "your processor is not implemented yet (TODO: validate cfg); finish stage 01 first",
+		},
+		{
+			name:     "the lab's first benchmark fails, so go test prints no pkg: header for it",
+			out:      "--- FAIL: BenchmarkDe01/throughput\n    stagebench.go:61: not implemented yet: TODO: validate cfg\nFAIL\tgithub.com/flk-byo/course/lab\t0.1s\npkg: github.com/flk-byo/course/solutions\nBenchmarkDe01/throughput-2 1 5 ns/op 1 cpu-ns/event\nok  \tgithub.com/flk-byo/course/solutions\t3s\n",
+			runErr:   exit,
+			work:     true,
+			contains: "your processor is not implemented yet (TODO: validate cfg); finish stage 01 first",
+		},
+		{
+			name:     "stage 04 is still the skeleton",
+			out:      "pkg: github.com/flk-byo/course/lab\n--- FAIL: BenchmarkDe04/snapshot\n    stagebench.go:61: not implemented yet: TODO: encode\nFAIL\tgithub.com/flk-byo/course/lab\t0.1s\n",
+			runErr:   exit,
+			work:     true,
+			contains: "finish stage 04 first, or run de bench --stage 03",
+		},
+		{
+			name:     "a benchmark panicked",
+			out:      "pkg: github.com/flk-byo/course/lab\n--- FAIL: BenchmarkDe03/expiring-windows\n    stagebench.go:61: panic: runtime error: integer divide by zero\nFAIL\tgithub.com/flk-byo/course/lab\t0.1s\n",
+			runErr:   exit,
+			work:     true,
+			contains: "on your lab/, the benchmark BenchmarkDe03/expiring-windows failed: panic: runtime error: integer divide by zero",
+		},
+		{
+			name:     "the lab's test binary crashed",
+			out:      "pkg: github.com/flk-byo/course/lab\nfatal error: concurrent map writes\nFAIL\tgithub.com/flk-byo/course/lab\t0.1s\n",
+			runErr:   exit,
+			work:     true,
+			contains: "the benchmarks crashed: fatal error: concurrent map writes",
+		},
+		{
+			name:     "a reference benchmark failed",
+			out:      "pkg: github.com/flk-byo/course/solutions\n--- FAIL: BenchmarkDe01/throughput\n    stagebench.go:61: NewProcessor: bad\nFAIL\tgithub.com/flk-byo/course/solutions\t0.1s\n",
+			runErr:   exit,
+			contains: "on the reference, the benchmark BenchmarkDe01/throughput failed: NewProcessor: bad (a bug in the course",
+		},
+		{
+			name:     "go is missing",
+			runErr:   exec.ErrNotFound,
+			contains: "go is not on PATH",
+		},
+		{
+			name:     "a package printed no result",
+			out:      "pkg: github.com/flk-byo/course/solutions\nBenchmarkDe01/throughput-2 1 5 ns/op 1 cpu-ns/event\n",
+			contains: "no benchmark result for github.com/flk-byo/course/lab",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := check(Parse(strings.NewReader(tc.out)), tc.out, tc.runErr)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.contains)
+			assert.NotContains(t, err.Error(), "\n", "one line")
+			var work *WorkError
+			assert.Equal(t, tc.work, errors.As(err, &work), "a *WorkError when the lab failed, not otherwise")
+		})
 	}
+	assert.NoError(t, check(Parse(strings.NewReader(output)), output, nil), "a complete run")
+}
+
+func TestRatiosPairTheRunsOfTheSameGoTestRun(t *testing.T) {
+	m := Parse(strings.NewReader(output))
+
+	open, ok := comparisonOf(t, "BenchmarkDe01/open-windows").Ratio(m, LabPkg)
+	require.True(t, ok)
+	assert.Equal(t, Ratio{Mean: 20, Min: 10, Max: 30, Runs: 2, Subject: 10000, Baseline: 500}, open)
+
+	thr, ok := comparisonOf(t, "BenchmarkDe01/throughput").Ratio(m, "")
+	require.True(t, ok)
+	assert.Equal(t, 2, thr.Runs)
+	assert.InDelta(t, (1.0+0.5)/2, thr.Mean, 1e-9, "the lab's speed, the reference's ns over the lab's, run by run")
+	assert.Equal(t, 0.5, thr.Min)
+	assert.Equal(t, 1.0, thr.Max)
+
+	_, ok = comparisonOf(t, "BenchmarkDe04/snapshot").Ratio(m, RefPkg)
+	assert.False(t, ok, "no ratio without samples")
+}
+
+func TestReportPrintsTheComparisonsOfTheStagesReached(t *testing.T) {
+	m := Parse(strings.NewReader(output))
+	m.Stage = 4
+	var out strings.Builder
+	Report(&out, m)
+	text := out.String()
+	for _, want := range []string{
+		"your processor: 0.75× the reference (0.50–1.00× over 2 runs), 2 allocs/event\n",
+		"  lab/:          2000.0 CPU ns/event, 2 allocs/event (2 run(s))\n",
+		"01 per event, 10 000 open windows ÷ 2 (flat, about 1×, is the goal):\n",
+		"  lab/:        20×  (500 → 10000 CPU ns/event; 10–30× over 2 runs)\n",
+		"  reference:   1.20×  (500 → 600 CPU ns/event; 1.10–1.30× over 2 runs)\n",
+		"  20× on your lab/: your processor does work in proportion to its open windows on every event",
+		"03 per event, 10 000 fired windows waiting out their lateness ÷ 2",
+		"  reference:   not measured\n",
+		"04 Snapshot, per window, 1 000 000 windows ÷ 10 000 (linear, about 1×, is the goal):\n",
+		"  lab/:        1.20×  (150 → 180 CPU ns/window; 1.20–1.20× over 2 runs)\n",
+		"04 snapshot size, per window, 1 000 000 windows ÷ 10 000",
+		"(22.57 → 26.51 bytes/window; 1.17–1.17× over 2 runs)",
+		"use -count 5",
+	} {
+		assert.Contains(t, text, want)
+	}
+	assert.NotContains(t, text, "RestoreProcessor", "a comparison with no samples is left out")
+	assert.Equal(t, 1, strings.Count(text, " on your lab/: "), "the diagnosis only where the lab's ratio calls for it")
+
+	m.Stage = 1
+	out.Reset()
+	Report(&out, m)
+	assert.NotContains(t, out.String(), "03 ", "only the stages reached")
+	assert.NotContains(t, out.String(), "04 ")
+}
+
+func TestTableIsConsistent(t *testing.T) {
+	names := map[string]Benchmark{}
+	last := 0
+	for _, b := range Benchmarks {
+		assert.GreaterOrEqual(t, b.Stage, last, "%s: the table is in stage order", b.FullName())
+		last = b.Stage
+		_, dup := names[b.FullName()]
+		assert.False(t, dup, "%s twice", b.FullName())
+		names[b.FullName()] = b
+	}
+	for _, s := range Stages(99) {
+		src, ok := adapters[s]
+		if assert.True(t, ok, "stage %02d has benchmarks and needs an adapter", s) {
+			assert.Contains(t, src, "func "+TopLevel(s)+"(b *testing.B)")
+			_, err := parser.ParseFile(token.NewFileSet(), "adapter.go", adapter("lab", s), 0)
+			assert.NoError(t, err, "stage %02d's adapter parses", s)
+		}
+	}
+	assert.Len(t, adapters, len(Stages(99)), "no adapter without benchmarks")
+	for _, c := range Comparisons {
+		for _, metric := range []Metric{c.Subject, c.Baseline} {
+			if metric == (Metric{}) && c.Across {
+				continue
+			}
+			b, ok := names[metric.Benchmark]
+			if assert.True(t, ok, "%s: %s is in the table", c.Title, metric.Benchmark) {
+				assert.LessOrEqual(t, b.Stage, c.Stage, "%s: its benchmarks run by its stage", c.Title)
+			}
+		}
+	}
+	assert.Equal(t, []int{1, 3}, Stages(3))
+	assert.Empty(t, Stages(0))
+}
+
+func TestBenchPatternSelectsTheStagesFunctionsOnly(t *testing.T) {
+	assert.Equal(t, "^(BenchmarkDe01|BenchmarkDe03)$", benchPattern([]int{1, 3}))
+}
+
+// exitError returns the error of a command that ran and failed.
+func exitError(t *testing.T) error {
+	t.Helper()
+	err := exec.Command("go", "env", "-no-such-flag").Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	return err
 }

@@ -1,56 +1,128 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/flk-byo/course/internal/bench"
+	"github.com/flk-byo/course/internal/term"
+)
+
+// The exit codes of de bench: the work measured failed (the lab does not
+// compile, panics, or a benchmark failed), or de bench could not run.
+const (
+	benchWorkFailed  = 1
+	benchCouldNotRun = 2
 )
 
 func benchCommand(io IO) *ucli.Command {
 	return &ucli.Command{
 		Name:  "bench",
-		Usage: "compare your stage-01 processor's speed and allocations with the reference's",
-		Description: `Runs the same benchmark (1M events, 10k keys, bounded disorder, 1 s tumbling
-windows: NewProcessor, Process every event, Flush) on your lab/ and on the reference
-in one go test run, and prints your throughput as a fraction of the reference's and
-your allocations per event. A single run is noisy on a shared machine: use -count 5
-or more before drawing conclusions.`,
+		Usage: "measure what the cards promise about cost, on your lab/ beside the reference",
+		Description: `Runs the benchmarks of every stage you have reached on your lab/ and on the
+reference, in one go test run, and prints ratios, each against a baseline measured
+in the same run:
+
+   01  your processor's throughput as a fraction of the reference's (1M events,
+       10k keys, bounded disorder, 1 s windows), with allocations per event; and
+       the scaling ratio: the cost per event with 10 000 windows open divided by
+       the cost with 2. Flat, about 1×, is the goal; a processor that visits
+       every open window on each event shows 10× or far more.
+   03  the same with 10 000 fired windows waiting out their allowed lateness:
+       a processor that scans its state to drop expired windows shows 10× or more.
+   04  Snapshot and RestoreProcessor, in ns per window and bytes per window, at
+       1 000 000 windows divided by at 10 000. Linear is about 1× (caches make a
+       million windows somewhat dearer); 10× or more means a step that grows
+       with the state.
+
+Times are the test binary's CPU time (garbage collection included) where the system
+reports it, so that other processes' use of the CPU does not count. A run takes about
+a minute at stage 04. Single runs still carry some noise: -count 5 runs each benchmark
+5 times and prints the mean and range of every ratio.
+
+Exit status: 0 when every benchmark ran, 1 when your lab/ failed (it does not compile,
+a benchmark panicked or failed), 2 when de bench could not run.`,
 		Flags: []ucli.Flag{
-			&ucli.IntFlag{Name: "count", Value: 1, Usage: "run each benchmark `N` times and average (go test -count)"},
+			&ucli.IntFlag{Name: "count", Value: 1, Usage: "run each benchmark `N` times; ratios show their mean and range (go test -count)"},
 			&ucli.StringFlag{Name: "benchtime", Usage: "go test -benchtime, e.g. 1x or 3s (default go's 1s)"},
+			&ucli.StringFlag{Name: "stage", Usage: "benchmark stages 01..`NN` instead of 01..current"},
+		},
+		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
+			return exitWith(io, benchCouldNotRun, err)
 		},
 		Action: func(c *ucli.Context) error {
 			e, err := loadEnv(io)
 			if err != nil {
-				return err
+				return exitWith(io, benchCouldNotRun, err)
 			}
-			if _, err := e.current(); err != nil {
-				return err
-			}
-			if err := e.checkLab(); err != nil {
-				return err
-			}
-			e.printf("benchmarking your lab/ and the reference (go test -bench, this takes a while)…\n")
-			res, err := bench.Run(c.Context, bench.Options{Root: e.root, Count: c.Int("count"), Benchtime: c.String("benchtime")})
+			last, err := e.benchStage(c.String("stage"))
 			if err != nil {
-				return err
+				return exitWith(io, benchCouldNotRun, err)
 			}
-			e.printf("your processor: %.2f× the reference, %s allocs/event\n", res.Ratio(), allocs(res.Lab.AllocsPerEvt))
-			e.printf("  lab/:       %8.1f ns/event, %s allocs/event (%d run(s))\n", res.Lab.NsPerEvent, allocs(res.Lab.AllocsPerEvt), res.Lab.Runs)
-			e.printf("  reference:  %8.1f ns/event, %s allocs/event (%d run(s))\n", res.Reference.NsPerEvent, allocs(res.Reference.AllocsPerEvt), res.Reference.Runs)
-			e.printf("note: the machine's noise (other processes, CPU frequency) affects single runs; use -count 5 or more for a ratio you can trust\n")
+			o := bench.Options{Root: e.root, Stage: last, Count: c.Int("count"), Benchtime: c.String("benchtime")}
+			if err := o.Validate(); err != nil {
+				return exitWith(io, benchCouldNotRun, err)
+			}
+			e.printf("benchmarking stage(s) %s on your lab/ and on the reference (go test -bench, about a minute)…\n", stageList(bench.Stages(last)))
+			m, err := bench.Run(c.Context, o)
+			if m != nil {
+				bench.Report(e.Stdout, m)
+			}
+			var work *bench.WorkError
+			switch {
+			case errors.As(err, &work):
+				return exitWith(io, benchWorkFailed, err)
+			case err != nil:
+				return exitWith(io, benchCouldNotRun, err)
+			}
 			return nil
 		},
 	}
 }
 
-// allocs renders allocations per event: whole numbers as such, else two
-// significant decimals.
-func allocs(v float64) string {
-	if v == float64(int64(v)) {
-		return fmt.Sprintf("%d", int64(v))
+// benchStage returns the last stage to benchmark: --stage if given, which
+// must not be past the current stage (a later stage's benchmarks need API
+// that lab/ does not have yet), else the current stage. It needs a lab/.
+func (e *env) benchStage(flag string) (int, error) {
+	cur, err := e.current()
+	if err != nil {
+		return 0, err
 	}
-	return fmt.Sprintf("%.2f", v)
+	if err := e.checkLab(); err != nil {
+		return 0, err
+	}
+	if flag == "" {
+		return cur.Number, nil
+	}
+	st, err := e.cat.Resolve(flag)
+	if err != nil {
+		return 0, err
+	}
+	if st.Number > cur.Number {
+		return 0, fmt.Errorf("--stage %s: you are at stage %02d, and a later stage's benchmarks need API your lab/ does not have yet", flag, cur.Number)
+	}
+	return st.Number, nil
+}
+
+// stageList renders stage numbers as de prints them: 01, 03, 04.
+func stageList(stages []int) string {
+	s := ""
+	for i, n := range stages {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%02d", n)
+	}
+	return s
+}
+
+// exitWith prints err as Main prints every error, one line "de: …", and
+// returns an error that ends de with code and prints nothing more. Main
+// exits 1 for any other error; de bench's status also says whose failure
+// it was.
+func exitWith(io IO, code int, err error) error {
+	fmt.Fprintln(io.Stderr, term.For(io.Stderr, io.Getenv).Red("de: ")+err.Error())
+	return &exitError{code: code}
 }

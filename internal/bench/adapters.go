@@ -1,0 +1,74 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+)
+
+// adapters holds, for each stage with benchmarks, the file that Run adds
+// to package lab and to package solutions: BenchmarkDeNN, which hands
+// stagebench.Run the package's own functions of the stages up to NN. PKG
+// stands for the package's name. Stage 01's file also holds what the later
+// files share.
+var adapters = map[int]string{
+	1: `package PKG
+
+import (
+	"testing"
+
+	"github.com/flk-byo/course/internal/bench/stagebench"
+)
+
+// deBenchNew is NewProcessor, as stagebench calls it.
+func deBenchNew(c stagebench.Config) (stagebench.Processor, error) {
+	p, err := NewProcessor(Config{WindowSize: c.WindowSize, WatermarkDelay: c.WatermarkDelay, AllowedLateness: c.AllowedLateness})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func BenchmarkDe01(b *testing.B) { stagebench.Run(b, 1, stagebench.API{New: deBenchNew}) }
+`,
+	3: `package PKG
+
+import (
+	"testing"
+
+	"github.com/flk-byo/course/internal/bench/stagebench"
+)
+
+func BenchmarkDe03(b *testing.B) { stagebench.Run(b, 3, stagebench.API{New: deBenchNew}) }
+`,
+	4: `package PKG
+
+import (
+	"testing"
+
+	"github.com/flk-byo/course/internal/bench/stagebench"
+)
+
+func BenchmarkDe04(b *testing.B) {
+	stagebench.Run(b, 4, stagebench.API{
+		New:      deBenchNew,
+		Snapshot: func(p stagebench.Processor) ([]byte, error) { return p.(*Processor).Snapshot() },
+		Restore: func(snap []byte) (stagebench.Processor, error) {
+			p, err := RestoreProcessor(snap)
+			if err != nil {
+				return nil, err
+			}
+			return p, nil
+		},
+	})
+}
+`,
+}
+
+// adapter returns the source of stage's file for package pkg.
+func adapter(pkg string, stage int) string {
+	src, ok := adapters[stage]
+	if !ok {
+		panic(fmt.Sprintf("bench: stage %02d has benchmarks but no adapter", stage))
+	}
+	return strings.Replace(src, "PKG", pkg, 1)
+}

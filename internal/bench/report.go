@@ -1,0 +1,175 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Ratio is a comparison's ratio in one package over the runs of a go test
+// run: one ratio per run, each from samples of that run.
+type Ratio struct {
+	Mean, Min, Max float64 // over the runs
+	Runs           int
+	// Subject and Baseline are the means of the numerator and the
+	// denominator: for a comparison Across packages, the reference's and
+	// the lab's.
+	Subject, Baseline float64
+}
+
+// Ratio returns c's ratio in pkg: Subject over Baseline in each run. For a
+// comparison Across packages pkg is ignored, and the ratio is the lab's
+// speed as a fraction of the reference's: the reference's Subject over the
+// lab's, run by run. ok is false if the run has no pair of samples for it.
+func (c Comparison) Ratio(m *Measurements, pkg string) (r Ratio, ok bool) {
+	of, over := m.values(pkg, c.Subject), m.values(pkg, c.Baseline)
+	if c.Across {
+		of, over = m.values(RefPkg, c.Subject), m.values(LabPkg, c.Subject)
+	}
+	r.Runs = min(len(of), len(over))
+	if r.Runs == 0 {
+		return Ratio{}, false
+	}
+	for i := range r.Runs {
+		x := of[i] / over[i]
+		if i == 0 {
+			r.Min, r.Max = x, x
+		}
+		r.Mean += x / float64(r.Runs)
+		r.Min, r.Max = min(r.Min, x), max(r.Max, x)
+		r.Subject += of[i] / float64(r.Runs)
+		r.Baseline += over[i] / float64(r.Runs)
+	}
+	return r, true
+}
+
+// values returns metric's value in each run of pkg that reported it.
+func (m *Measurements) values(pkg string, metric Metric) []float64 {
+	var vs []float64
+	for _, s := range m.Samples(pkg, metric.Benchmark) {
+		if v, ok := s[metric.Unit]; ok && v > 0 {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// mean returns the mean of metric over the runs of pkg and how many there
+// were.
+func (m *Measurements) mean(pkg string, metric Metric) (mean float64, runs int) {
+	vs := m.values(pkg, metric)
+	for _, v := range vs {
+		mean += v / float64(len(vs))
+	}
+	return mean, len(vs)
+}
+
+// Report writes every comparison of the stages m covers for which m has
+// samples, lab beside reference, then a note on noise.
+func Report(w io.Writer, m *Measurements) {
+	wrote := false
+	for _, c := range Comparisons {
+		if c.Stage > m.Stage {
+			continue
+		}
+		var ok bool
+		if c.Across {
+			ok = reportAcross(w, m, c)
+		} else {
+			ok = reportWithin(w, m, c)
+		}
+		wrote = wrote || ok
+	}
+	if wrote {
+		fmt.Fprintln(w, "note: every ratio pairs CPU times from the same run, but the machine's noise (caches shared with other processes, CPU frequency) still moves single runs; use -count 5 or more for ratios you can trust")
+	}
+}
+
+// reportAcross writes the lab's speed against the reference's (the first
+// line of de bench), with ns/event and allocs/event of each.
+func reportAcross(w io.Writer, m *Measurements, c Comparison) bool {
+	r, ok := c.Ratio(m, "")
+	if !ok {
+		return false
+	}
+	allocs := Metric{c.Subject.Benchmark, "allocs/event"}
+	labAllocs, _ := m.mean(LabPkg, allocs)
+	fmt.Fprintf(w, "your processor: %s the reference%s, %s allocs/event\n", times(r.Mean), spread(r, " ("), decimals(labAllocs))
+	for _, p := range []struct{ label, pkg string }{{"lab/:", LabPkg}, {"reference:", RefPkg}} {
+		ns, runs := m.mean(p.pkg, c.Subject)
+		a, _ := m.mean(p.pkg, allocs)
+		fmt.Fprintf(w, "  %-12s %8.1f %s, %s allocs/event (%d run(s))\n", p.label, ns, unitLabel(c.Subject.Unit), decimals(a), runs)
+	}
+	return true
+}
+
+// reportWithin writes a comparison's ratio in the lab and in the
+// reference, and what the lab's means if it reaches the comparison's Worry;
+// nothing if the lab has no ratio (a benchmark that failed, say).
+func reportWithin(w io.Writer, m *Measurements, c Comparison) bool {
+	lab, labOK := c.Ratio(m, LabPkg)
+	ref, refOK := c.Ratio(m, RefPkg)
+	if !labOK {
+		return false
+	}
+	fmt.Fprintf(w, "%02d %s (%s):\n", c.Stage, c.Title, c.Goal)
+	for _, p := range []struct {
+		label string
+		r     Ratio
+		ok    bool
+	}{{"lab/:", lab, true}, {"reference:", ref, refOK}} {
+		if !p.ok {
+			fmt.Fprintf(w, "  %-12s not measured\n", p.label)
+			continue
+		}
+		fmt.Fprintf(w, "  %-12s %s  (%s → %s %s%s)\n", p.label, times(p.r.Mean), decimals(p.r.Baseline), decimals(p.r.Subject), unitLabel(c.Subject.Unit), spread(p.r, "; "))
+	}
+	if c.Worry > 0 && lab.Mean >= c.Worry {
+		fmt.Fprintf(w, "  %s on your lab/: %s\n", times(lab.Mean), c.Diagnosis)
+	}
+	return true
+}
+
+// unitLabel renders a metric's unit for people: cpu-ns/event is "CPU
+// ns/event".
+func unitLabel(unit string) string {
+	if rest, ok := strings.CutPrefix(unit, "cpu-"); ok {
+		return "CPU " + rest
+	}
+	return unit
+}
+
+// times renders a ratio: 1.05×, 31×.
+func times(r float64) string {
+	if r >= 10 {
+		return fmt.Sprintf("%.0f×", r)
+	}
+	return fmt.Sprintf("%.2f×", r)
+}
+
+// spread renders a ratio's range over its runs, when there are several,
+// after sep: sep "; " gives "; 0.98–1.12× over 5 runs", and sep " (" gives
+// " (0.98–1.12× over 5 runs)".
+func spread(r Ratio, sep string) string {
+	if r.Runs < 2 {
+		return ""
+	}
+	s := fmt.Sprintf("%s%s–%s over %d runs", sep, strings.TrimSuffix(times(r.Min), "×"), times(r.Max), r.Runs)
+	if strings.HasSuffix(sep, "(") {
+		s += ")"
+	}
+	return s
+}
+
+// decimals renders a measured value: whole numbers as such, values of 100
+// or more to the unit, smaller ones to two decimals.
+func decimals(v float64) string {
+	switch {
+	case v == float64(int64(v)):
+		return fmt.Sprintf("%d", int64(v))
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}

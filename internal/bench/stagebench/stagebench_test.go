@@ -1,0 +1,82 @@
+package stagebench
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/flk-byo/course/kit"
+)
+
+// costly is a Processor that only advances a manual clock by what each
+// event costs it, given how many windows it holds: fill's view of a
+// processor, without the wait.
+type costly struct {
+	clock *kit.ManualClock
+	open  int
+	cost  func(open int) time.Duration
+}
+
+func (c *costly) Process(kit.Event) []kit.Result {
+	c.clock.Advance(c.cost(c.open))
+	c.open++
+	return nil
+}
+
+func (c *costly) Flush() []kit.Result { return nil }
+
+func TestFillStopsAProcessorThatSlowsDownWithItsState(t *testing.T) {
+	const n = 1_000_000
+	for _, tc := range []struct {
+		name string
+		cost func(open int) time.Duration
+		stop bool
+	}{
+		// 200 ns for the event, 1 ns for each window it visits.
+		{"visits every open window", func(open int) time.Duration { return 200 + time.Duration(open) }, true},
+		// 200 ns, up to 5× that as the state outgrows the caches.
+		{"flat, slowed by the caches", func(open int) time.Duration { return 200 + 800*time.Duration(open)/n }, false},
+		// Flat, but a burst of other work on the machine makes one
+		// chunk 10× slower.
+		{"flat, on a busy machine", func(open int) time.Duration {
+			if open >= 1<<16 && open < 1<<17 {
+				return 2000
+			}
+			return 200
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := kit.NewManualClock(time.Unix(0, 0))
+			p := &costly{clock: clock, cost: tc.cost}
+			err := fill(p, n, clock)
+			if !tc.stop {
+				require.NoError(t, err)
+				assert.Equal(t, n, p.open, "every window opened")
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "it does work in proportion to the windows it holds")
+			assert.Less(t, p.open, n/4, "it stops long before a million")
+		})
+	}
+}
+
+func TestScalingStreamKeepsItsPromises(t *testing.T) {
+	events := scalingStream()
+	assert.Len(t, events, 100_000)
+	seen := map[string]bool{}
+	maxTS := events[0].TS
+	for _, e := range events {
+		assert.False(t, seen[e.ID], "IDs are distinct")
+		seen[e.ID] = true
+		assert.LessOrEqual(t, maxTS-e.TS, int64(1_000), "disorder is bounded by one window")
+		maxTS = max(maxTS, e.TS)
+		if !strings.HasPrefix(e.Key, "k") {
+			t.Fatalf("key %q", e.Key)
+		}
+	}
+	assert.Less(t, maxTS, int64(20_000_000), "timestamps span 2 × 10 000 windows of 1 s")
+}

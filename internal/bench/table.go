@@ -1,0 +1,178 @@
+package bench
+
+import "fmt"
+
+// Kind is what a benchmark measures, and so which body of package
+// stagebench runs it.
+type Kind int
+
+const (
+	// Throughput runs kit.BenchmarkStream through NewProcessor, Process and
+	// Flush: ns/event (wall time), cpu-ns/event, allocs/event and
+	// state-allocs/event.
+	Throughput Kind = iota
+	// Scaling times Process over the second half of the scaling stream,
+	// after the first half has filled the state, with Baseline's and
+	// Subject's Delay and Lateness: cpu-ns/event for Subject and
+	// baseline-cpu-ns/event for Baseline.
+	Scaling
+	// Snapshot times Snapshot of processors holding Baseline's and
+	// Subject's Windows: cpu-ns/window and bytes/window, and the same with
+	// baseline- in front.
+	Snapshot
+	// Restore times RestoreProcessor of those processors' snapshots, and
+	// reports the same metrics.
+	Restore
+)
+
+// The time de bench compares is the CPU time of the test binary (user and
+// system, garbage collection included) where the system reports it, as on
+// Linux and macOS: unlike wall time, it leaves out the time other
+// processes held the CPU, the larger part of a shared machine's noise.
+
+// Shape is how much state a benchmark's processor holds. For Scaling it
+// is its WatermarkDelay and AllowedLateness, in windows of the scaling
+// stream; for Snapshot and Restore, its number of windows.
+type Shape struct {
+	Delay, Lateness int64
+	Windows         int
+}
+
+// Benchmark is one sub-benchmark of BenchmarkDeNN, where NN is its stage.
+//
+// Every kind but Throughput measures its Subject against its Baseline, the
+// same work on less state, and takes turns between them within every
+// iteration: both run under the same conditions, so their ratio holds on a
+// busy machine where two times taken seconds apart would not. Each reports
+// the median of its iterations.
+type Benchmark struct {
+	Stage             int    // the stage whose API it needs: it runs once a learner has reached it
+	Name              string // its name under BenchmarkDeNN
+	Kind              Kind
+	Baseline, Subject Shape
+}
+
+// FullName is the benchmark's name as go test prints it, less the
+// -GOMAXPROCS suffix: "BenchmarkDe01/throughput".
+func (b Benchmark) FullName() string { return TopLevel(b.Stage) + "/" + b.Name }
+
+// TopLevel is the name of a stage's benchmark function: BenchmarkDe01.
+func TopLevel(stage int) string { return fmt.Sprintf("BenchmarkDe%02d", stage) }
+
+// The scaling stream: ScalingEvents events, ScalingEventsPerWindow to a
+// window of ScalingWindow ms on average, over 2 × ScalingKept windows, with
+// disorder bounded by one window. After its first half, a processor whose
+// delay (or lateness) spans ScalingKept windows holds that many, and holds
+// as many while the second half, the timed one, goes through; with a delay
+// of one window it holds two: the window of the largest timestamp seen and
+// the one before it.
+//
+// The sizes make the two kinds of processor impossible to confuse. One
+// that visits every window it holds on each event pays ScalingKept visits
+// per event, microseconds, against a few hundred nanoseconds for the rest
+// of the work; one that finds due and expired windows at the front of an
+// ordered structure pays about the same with 2 windows or with
+// ScalingKept.
+const (
+	ScalingWindow          = int64(1_000)
+	ScalingKept            = 10_000
+	ScalingEventsPerWindow = 5
+	ScalingEvents          = 2 * ScalingKept * ScalingEventsPerWindow
+)
+
+// The sizes of the checkpoint benchmarks: stage 04's card promises size
+// and time linear in the state up to a million windows.
+const (
+	CheckpointSmall = 10_000
+	CheckpointLarge = 1_000_000
+)
+
+// few is the baseline of the scaling benchmarks: a delay of one window,
+// the stream's disorder, and no lateness.
+var few = Shape{Delay: 1}
+
+// Benchmarks is every benchmark de bench runs, in the order they run. A
+// stage's benchmarks use only the API of the stages up to it.
+var Benchmarks = []Benchmark{
+	{Stage: 1, Name: "throughput", Kind: Throughput},
+	{Stage: 1, Name: "open-windows", Kind: Scaling, Baseline: few, Subject: Shape{Delay: ScalingKept}},
+	{Stage: 3, Name: "expiring-windows", Kind: Scaling, Baseline: few, Subject: Shape{Delay: 1, Lateness: ScalingKept}},
+	{Stage: 4, Name: "snapshot", Kind: Snapshot, Baseline: Shape{Windows: CheckpointSmall}, Subject: Shape{Windows: CheckpointLarge}},
+	{Stage: 4, Name: "restore", Kind: Restore, Baseline: Shape{Windows: CheckpointSmall}, Subject: Shape{Windows: CheckpointLarge}},
+}
+
+// Metric is one number of one benchmark: its full name and a unit that it
+// reports, such as "cpu-ns/event".
+type Metric struct{ Benchmark, Unit string }
+
+// Comparison is one ratio de bench prints, Subject over Baseline, for the
+// lab and for the reference, each from pairs of samples of the same run.
+// A comparison with Across set is instead the lab's speed as a fraction of
+// the reference's: the reference's Subject over the lab's.
+type Comparison struct {
+	Stage             int
+	Title             string // what the ratio measures, as de bench heads it
+	Goal              string // how to read it
+	Subject, Baseline Metric
+	Across            bool
+	// Worry is the ratio from which de bench explains what a lab's ratio
+	// means, with Diagnosis; zero for none.
+	Worry     float64
+	Diagnosis string
+}
+
+// Comparisons is every ratio de bench prints, in order.
+var Comparisons = []Comparison{
+	{
+		Stage:   1,
+		Title:   "throughput",
+		Subject: Metric{"BenchmarkDe01/throughput", "cpu-ns/event"},
+		Across:  true,
+	},
+	{
+		Stage:     1,
+		Title:     fmt.Sprintf("per event, %s open windows ÷ 2", thousands(ScalingKept)),
+		Goal:      "flat, about 1×, is the goal",
+		Subject:   Metric{"BenchmarkDe01/open-windows", "cpu-ns/event"},
+		Baseline:  Metric{"BenchmarkDe01/open-windows", "baseline-cpu-ns/event"},
+		Worry:     10,
+		Diagnosis: "your processor does work in proportion to its open windows on every event: find the due ones without scanning (stage 01's card, Constraints)",
+	},
+	{
+		Stage:     3,
+		Title:     fmt.Sprintf("per event, %s fired windows waiting out their lateness ÷ 2", thousands(ScalingKept)),
+		Goal:      "flat, about 1×, is the goal",
+		Subject:   Metric{"BenchmarkDe03/expiring-windows", "cpu-ns/event"},
+		Baseline:  Metric{"BenchmarkDe03/expiring-windows", "baseline-cpu-ns/event"},
+		Worry:     10,
+		Diagnosis: "your processor does work in proportion to the fired windows it keeps on every event: drop expired ones without scanning (stage 03's card, Constraints)",
+	},
+	checkpointComparison("Snapshot", "snapshot", "cpu-ns/window"),
+	checkpointComparison("RestoreProcessor", "restore", "cpu-ns/window"),
+	checkpointComparison("snapshot size", "snapshot", "bytes/window"),
+}
+
+// checkpointComparison compares a stage-04 metric per window at the large
+// state with the same at the small one.
+func checkpointComparison(title, name, unit string) Comparison {
+	full := TopLevel(4) + "/" + name
+	return Comparison{
+		Stage:     4,
+		Title:     fmt.Sprintf("%s, per window, %s windows ÷ %s", title, thousands(CheckpointLarge), thousands(CheckpointSmall)),
+		Goal:      "linear, about 1×, is the goal",
+		Subject:   Metric{full, unit},
+		Baseline:  Metric{full, "baseline-" + unit},
+		Worry:     10,
+		Diagnosis: "the cost per window grows with the state: look for a step repeated for every window over all the others (stage 04's card, Constraints)",
+	}
+}
+
+// thousands renders n with a space between groups of three digits:
+// 1 000 000.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + " " + s[i:]
+	}
+	return s
+}
