@@ -87,7 +87,8 @@ func (p *Processor) dropWindows(n int) {
 		w.reset()
 		p.reuse.free.put(w, len(p.windows))
 	}
-	p.windows = slices.Delete(p.windows, 0, n)
+	clear(p.windows[:n])
+	p.windows = p.windows[n:] // slicing off the front moves no open window
 }
 
 // reset empties w for reuse, keeping the memory of its slice and map but

@@ -7,14 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/flk-byo/course/internal/bench"
-	"github.com/flk-byo/course/internal/term"
-)
-
-// The exit codes of de bench: the work measured failed (the lab does not
-// compile, panics, or a benchmark failed), or de bench could not run.
-const (
-	benchWorkFailed  = 1
-	benchCouldNotRun = 2
+	"github.com/flk-byo/course/internal/course"
 )
 
 func benchCommand(io IO) *ucli.Command {
@@ -49,21 +42,21 @@ a benchmark panicked or failed), 2 when de bench could not run.`,
 			&ucli.StringFlag{Name: "benchtime", Usage: "go test -benchtime, e.g. 1x or 3s (default go's 1s)"},
 			&ucli.StringFlag{Name: "stage", Usage: "benchmark stages 01..`NN` instead of 01..current"},
 		},
-		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
-			return exitWith(io, benchCouldNotRun, err)
-		},
 		Action: func(c *ucli.Context) error {
 			e, err := loadEnv(io)
 			if err != nil {
-				return exitWith(io, benchCouldNotRun, err)
+				return err
+			}
+			if !course.HasReference(e.root) {
+				return errNoReference("de bench measures your lab/ beside it")
 			}
 			last, err := e.benchStage(c.String("stage"))
 			if err != nil {
-				return exitWith(io, benchCouldNotRun, err)
+				return err
 			}
 			o := bench.Options{Root: e.root, Stage: last, Count: c.Int("count"), Benchtime: c.String("benchtime")}
 			if err := o.Validate(); err != nil {
-				return exitWith(io, benchCouldNotRun, err)
+				return err
 			}
 			e.printf("benchmarking stage(s) %s on your lab/ and on the reference (go test -bench, about a minute)…\n", stageList(bench.Stages(last)))
 			m, err := bench.Run(c.Context, o)
@@ -71,13 +64,10 @@ a benchmark panicked or failed), 2 when de bench could not run.`,
 				bench.Report(e.Stdout, m)
 			}
 			var work *bench.WorkError
-			switch {
-			case errors.As(err, &work):
-				return exitWith(io, benchWorkFailed, err)
-			case err != nil:
-				return exitWith(io, benchCouldNotRun, err)
+			if errors.As(err, &work) {
+				return failed(err) // the lab's failure: exit 1
 			}
-			return nil
+			return err // nil, or de bench could not run: exit 2
 		},
 	}
 }
@@ -96,7 +86,7 @@ func (e *env) benchStage(flag string) (int, error) {
 	if flag == "" {
 		return cur.Number, nil
 	}
-	st, err := e.cat.Resolve(flag)
+	st, err := e.cat.ResolveReady(flag)
 	if err != nil {
 		return 0, err
 	}
@@ -116,13 +106,4 @@ func stageList(stages []int) string {
 		s += fmt.Sprintf("%02d", n)
 	}
 	return s
-}
-
-// exitWith prints err as Main prints every error, one line "de: …", and
-// returns an error that ends de with code and prints nothing more. Main
-// exits 1 for any other error; de bench's status also says whose failure
-// it was.
-func exitWith(io IO, code int, err error) error {
-	fmt.Fprintln(io.Stderr, term.For(io.Stderr, io.Getenv).Red("de: ")+err.Error())
-	return &exitError{code: code}
 }
