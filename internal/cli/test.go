@@ -64,7 +64,7 @@ func raceFlag(usage string) *ucli.BoolFlag {
 // whose lesson is concurrency, --race-all for every stage.
 func raceFlags() []ucli.Flag {
 	return []ucli.Flag{
-		raceFlag("build the suites of the stages whose lesson is concurrency (02, 06) with the race detector"),
+		raceFlag("build the current stage's suite with the race detector when its lesson is concurrency (02, 06)"),
 		&ucli.BoolFlag{Name: "race-all", Usage: "build every stage's suite with the race detector (about twice as slow), as de grade does"},
 	}
 }
@@ -143,7 +143,7 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.St
 	}
 	run.stages = slices.Clone(e.cat.ReadyThrough(upTo.Number))
 	slices.Reverse(run.stages) // the current stage first
-	wanted := o.race == raceAll || (o.race == raceStages && slices.ContainsFunc(run.stages, func(st catalog.Stage) bool { return st.Race }))
+	wanted := o.race == raceAll || (o.race == raceStages && run.stages[0].Race)
 	race, err := e.raceIfSupported(wanted)
 	if err != nil {
 		return nil, upTo, err
@@ -179,7 +179,7 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.St
 
 // The race modes of de test and de watch.
 const (
-	raceStages = iota // -race for the stages whose lesson is concurrency (the catalogue's "race")
+	raceStages = iota // -race for the current stage if its lesson is concurrency (the catalogue's "race")
 	raceAll           // -race for every stage (--race-all)
 	raceOff           // no -race (--race=false)
 )
@@ -191,25 +191,16 @@ type batch struct {
 }
 
 // batches splits a run's stages (current first) into go test invocations:
-// the current stage alone, so its verdict comes first, then the earlier
-// stages, those built with the race detector apart from those without.
-// race says whether the race detector can build at all; all, that every
-// stage wants it.
+// the current stage alone, so that its verdict comes first, built with the
+// race detector if its lesson is concurrency; then the earlier stages, for
+// regressions, without it (the race detector makes a build and a run about
+// twice as slow, and their lessons were checked with it when they were
+// current). race says whether the race detector can build at all; all,
+// that every stage wants it (--race-all, as de grade does).
 func batches(stages []catalog.Stage, race, all bool) []batch {
-	wants := func(st catalog.Stage) bool { return race && (all || st.Race) }
-	out := []batch{{stages: stages[:1], race: wants(stages[0])}}
-	var with, without []catalog.Stage
-	for _, st := range stages[1:] {
-		if wants(st) {
-			with = append(with, st)
-		} else {
-			without = append(without, st)
-		}
-	}
-	for _, b := range []batch{{without, false}, {with, true}} {
-		if len(b.stages) > 0 {
-			out = append(out, b)
-		}
+	out := []batch{{stages: stages[:1], race: race && (all || stages[0].Race)}}
+	if len(stages) > 1 {
+		out = append(out, batch{stages: stages[1:], race: race && all})
 	}
 	return out
 }
