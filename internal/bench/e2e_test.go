@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/coursedir"
 )
 
 // TestEndToEndScalingRatiosExposeScanning runs de bench's stage 01 and 03
@@ -69,10 +69,10 @@ func TestEndToEndScalingRatiosExposeScanning(t *testing.T) {
 // scanning fixture, set to fire by scanning or in order.
 func scanningCourse(t *testing.T, scanToFire bool) string {
 	t.Helper()
-	root, err := course.FindRoot(".")
+	root, err := coursedir.FindRoot(".")
 	require.NoError(t, err)
 	dst := t.TempDir()
-	require.NoError(t, course.CopyForSuites(root, dst))
+	require.NoError(t, coursedir.CopyForSuites(root, dst))
 	src, err := os.ReadFile(filepath.Join("testdata", "scanning", "windows.go"))
 	require.NoError(t, err)
 	fixture := string(src)

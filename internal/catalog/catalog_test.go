@@ -12,13 +12,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	coursefiles "github.com/flk-byo/course"
+	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 )
 
 func load(t *testing.T) *catalog.Catalog {
 	t.Helper()
-	cat, err := catalog.Load(coursefiles.Stages())
+	cat, err := catalog.Load(course.Stages())
 	require.NoError(t, err)
 	return cat
 }

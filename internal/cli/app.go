@@ -16,9 +16,9 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	coursefiles "github.com/flk-byo/course"
+	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
-	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/coursedir"
 	"github.com/flk-byo/course/internal/progress"
 	"github.com/flk-byo/course/internal/term"
 )
@@ -222,11 +222,11 @@ type env struct {
 }
 
 func loadEnv(io IO) (*env, error) {
-	root, err := course.FindRoot(io.Dir)
+	root, err := coursedir.FindRoot(io.Dir)
 	if err != nil {
 		return nil, err
 	}
-	cat, err := catalog.Load(coursefiles.Stages())
+	cat, err := catalog.Load(course.Stages())
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +254,7 @@ func (e *env) current() (catalog.Stage, error) {
 // none: a learner who cloned the course but started no stage, or deleted
 // the folder.
 func (e *env) checkLab() error {
-	if course.HasLab(e.root) {
+	if coursedir.HasLab(e.root) {
 		return nil
 	}
 	return fmt.Errorf("no lab/ folder yet: run de start %s first", e.cat.Stages[0].Ref())

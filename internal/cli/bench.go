@@ -7,7 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/flk-byo/course/internal/bench"
-	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/coursedir"
 )
 
 func benchCommand(io IO) *ucli.Command {
@@ -47,7 +47,7 @@ a benchmark panicked or failed), 2 when de bench could not run.`,
 			if err != nil {
 				return err
 			}
-			if !course.HasReference(e.root) {
+			if !coursedir.HasReference(e.root) {
 				return errNoReference("de bench measures your lab/ beside it")
 			}
 			last, err := e.benchStage(c.String("stage"))

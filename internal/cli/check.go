@@ -12,8 +12,8 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/flk-byo/course/internal/catalog"
-	"github.com/flk-byo/course/internal/integrity"
 	"github.com/flk-byo/course/internal/mutants"
+	"github.com/flk-byo/course/internal/skeletoncheck"
 )
 
 func checkCommand(io IO) *ucli.Command {
@@ -62,7 +62,7 @@ Examples:
 				}
 				sts = []catalog.Stage{st}
 			}
-			results, err := integrity.Skeletons(c.Context, e.root, e.cat, sts, func(st catalog.Stage) {
+			results, err := skeletoncheck.Skeletons(c.Context, e.root, e.cat, sts, func(st catalog.Stage) {
 				fmt.Fprintf(e.Stderr, "checking %s against skeletons 01..%02d …\n", st.ID(), st.Number)
 			})
 			if err != nil {
@@ -73,7 +73,7 @@ Examples:
 	}
 }
 
-func (e *env) printSkeletonResults(results []integrity.SkeletonResult) error {
+func (e *env) printSkeletonResults(results []skeletoncheck.SkeletonResult) error {
 	s := e.style
 	e.printf("%-24s %6s %18s  %s\n", "stage", "tests", "fail on skeleton", "result")
 	bad := 0

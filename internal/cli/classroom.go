@@ -7,7 +7,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/coursedir"
 )
 
 func classroomCommand(io IO) *ucli.Command {
@@ -34,14 +34,14 @@ built from the full course (docs/GRADING.md). Nothing is overwritten.`,
 				if err != nil {
 					return err
 				}
-				if !course.HasReference(e.root) {
+				if !coursedir.HasReference(e.root) {
 					return errors.New("this copy of the course is already a student template (it has no solutions/): make templates from the full course")
 				}
 				dst := c.Args().First()
 				if !filepath.IsAbs(dst) {
 					dst = filepath.Join(io.Dir, dst)
 				}
-				written, err := course.WriteTemplate(e.root, dst)
+				written, err := coursedir.WriteTemplate(e.root, dst)
 				if err != nil {
 					return err
 				}

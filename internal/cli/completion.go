@@ -6,7 +6,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	coursefiles "github.com/flk-byo/course"
+	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 )
 
@@ -95,7 +95,7 @@ func completeStages(c *ucli.Context) {
 	if c.NArg() > 0 {
 		return
 	}
-	cat, err := catalog.Load(coursefiles.Stages())
+	cat, err := catalog.Load(course.Stages())
 	if err != nil {
 		return
 	}

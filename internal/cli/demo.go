@@ -8,7 +8,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	coursefiles "github.com/flk-byo/course"
+	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/demo"
 	"github.com/flk-byo/course/internal/term"
@@ -40,7 +40,7 @@ func runDemo(sio IO, args []string, step bool) error {
 	if len(args) > 1 {
 		return errors.New("de demo takes at most one stage, e.g. de demo FLK-BYO/03")
 	}
-	cat, err := catalog.Load(coursefiles.Stages())
+	cat, err := catalog.Load(course.Stages())
 	if err != nil {
 		return err
 	}

@@ -12,8 +12,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	course "github.com/flk-byo/course"
-	coursefiles "github.com/flk-byo/course"
+	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/grade"
 	"github.com/flk-byo/course/internal/term"
@@ -97,7 +96,7 @@ func gradeIn(c *ucli.Context, io IO, format string) error {
 // step without a result would stop the reporter, and every stage's
 // points with it.
 func classroomFailure(c *ucli.Context, io IO, cause error) {
-	cat, err := catalog.Load(coursefiles.Stages())
+	cat, err := catalog.Load(course.Stages())
 	if err != nil {
 		return
 	}

@@ -11,9 +11,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	coursefiles "github.com/flk-byo/course"
+	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
-	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/coursedir"
 )
 
 // TestMain lets the test binary act as the real de binary inside scripts:
@@ -34,7 +34,7 @@ func TestScripts(t *testing.T) { runScripts(t, "testdata/script") }
 
 // runScripts runs the testscript scripts in dir against the real de.
 func runScripts(t *testing.T, dir string) {
-	root, err := course.FindRoot(".")
+	root, err := coursedir.FindRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func runScripts(t *testing.T, dir string) {
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
 			dst := filepath.Join(env.WorkDir, "course")
-			if err := course.CopyForSuites(root, dst); err != nil {
+			if err := coursedir.CopyForSuites(root, dst); err != nil {
 				return err
 			}
 			for k, v := range goEnv {
@@ -99,7 +99,7 @@ func cmdSolve(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) > 1 {
 		ts.Fatalf("usage: solve [NN]")
 	}
-	cat, err := catalog.Load(coursefiles.Stages())
+	cat, err := catalog.Load(course.Stages())
 	ts.Check(err)
 	upTo := len(cat.Stages)
 	if len(args) == 1 {

@@ -10,7 +10,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/flk-byo/course/internal/catalog"
-	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/coursedir"
 )
 
 func solutionCommand(io IO) *ucli.Command {
@@ -65,7 +65,7 @@ func (e *env) solution(args []string, force bool) error {
 		}
 		fmt.Fprintf(e.Stderr, "%s\n", s.Yellow(fmt.Sprintf("Spoiler: %s has not passed yet; here is the reference anyway (--force).", st.Ref())))
 	}
-	if !course.HasReference(e.root) {
+	if !coursedir.HasReference(e.root) {
 		return errNoReference("de solution shows its files")
 	}
 	files, note := st.Solution, st.SolutionNote

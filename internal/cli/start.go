@@ -7,7 +7,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/coursedir"
 )
 
 func startCommand(io IO) *ucli.Command {
@@ -54,7 +54,7 @@ func (e *env) start(args []string, force bool) error {
 	}
 	// Skeletons of every stage up to this one: with --force, earlier
 	// stages' files are needed for lab/ to compile. Existing files are kept.
-	copied, err := course.CopySkeletons(e.root, e.cat, upTo)
+	copied, err := coursedir.CopySkeletons(e.root, e.cat, upTo)
 	if err != nil {
 		return err
 	}

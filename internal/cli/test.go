@@ -12,9 +12,9 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	coursefiles "github.com/flk-byo/course"
+	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
-	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/coursedir"
 	"github.com/flk-byo/course/internal/gotest"
 	"github.com/flk-byo/course/internal/grade"
 	"github.com/flk-byo/course/internal/term"
@@ -130,14 +130,14 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.St
 		return nil, upTo, err
 	}
 	run := &testRun{tags: tags}
-	if tags == "solution" && !course.HasReference(e.root) {
+	if tags == "solution" && !coursedir.HasReference(e.root) {
 		return nil, upTo, errNoReference("de test --solution runs the suites on it")
 	}
 	if tags == "lab" {
 		if err := e.checkLab(); err != nil {
 			return nil, upTo, err
 		}
-		if run.findings, err = grade.CheckLab(e.root, e.cat, coursefiles.Files); err != nil {
+		if run.findings, err = grade.CheckLab(e.root, e.cat, course.Files); err != nil {
 			return nil, upTo, err
 		}
 	}
@@ -421,7 +421,7 @@ func (e *env) nextStep(target catalog.Stage) string {
 		next := after[0]
 		return fmt.Sprintf("%s passed. Next: de start %s (%s)", target.Ref(), next.Ref(), next.Title)
 	}
-	return fmt.Sprintf("%s passed: that is the last stage in this version of the course.", target.Ref())
+	return fmt.Sprintf("%s passed: that is the last stage in this version of the coursedir.", target.Ref())
 }
 
 func stageScore(s term.Style, p *gotest.Package, total int) string {

@@ -15,7 +15,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/flk-byo/course/internal/catalog"
-	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/coursedir"
 	"github.com/flk-byo/course/internal/gotest"
 	"github.com/flk-byo/course/internal/watch"
 )
@@ -52,7 +52,7 @@ every --poll-interval.`,
 			}
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt)
 			defer stop()
-			lab := filepath.Join(e.root, course.LabDir)
+			lab := filepath.Join(e.root, coursedir.LabDir)
 			var src watch.Source
 			if c.Bool("poll") {
 				src, err = watch.Poll(lab, c.Duration("poll-interval"))

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	coursefiles "github.com/flk-byo/course"
+	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/gotest"
 	"github.com/flk-byo/course/internal/progress"
@@ -37,7 +37,7 @@ func fakeRuns(t *testing.T, cat *catalog.Catalog, runs ...map[string]gotest.Stat
 // the first run is reported in full, later ones only by what changed, h
 // reveals a hint and q quits.
 func TestWatchLoop(t *testing.T) {
-	cat, err := catalog.Load(coursefiles.Stages())
+	cat, err := catalog.Load(course.Stages())
 	require.NoError(t, err)
 	prog := progress.New()
 	prog.Current = cat.Stages[0].ID()
@@ -81,7 +81,7 @@ func TestWatchLoop(t *testing.T) {
 }
 
 func TestWatchStopsOnContext(t *testing.T) {
-	cat, err := catalog.Load(coursefiles.Stages())
+	cat, err := catalog.Load(course.Stages())
 	require.NoError(t, err)
 	prog := progress.New()
 	var out bytes.Buffer
@@ -102,7 +102,7 @@ func TestWatchStopsOnContext(t *testing.T) {
 // code that calls what it cannot see. The tuned build's files (*_fast.go)
 // are de bench's, explained in docs/PERFORMANCE.md, and shown by no stage.
 func TestEveryReferenceFileIsShown(t *testing.T) {
-	cat, err := catalog.Load(coursefiles.Stages())
+	cat, err := catalog.Load(course.Stages())
 	require.NoError(t, err)
 	solutions := filepath.Join("..", "..", "solutions")
 	shown := map[string]bool{"doc.go": true} // the package comment alone

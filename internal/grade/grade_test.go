@@ -18,8 +18,7 @@ import (
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
-	course "github.com/flk-byo/course"
-	coursefiles "github.com/flk-byo/course"
+	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/gotest"
 	"github.com/flk-byo/course/internal/labpolicy"
@@ -190,7 +189,7 @@ func TestPristineMatchesTheCourse(t *testing.T) {
 }
 
 func TestBuild(t *testing.T) {
-	cat, err := catalog.Load(coursefiles.Stages())
+	cat, err := catalog.Load(course.Stages())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +318,7 @@ func TestClassroomWorkflowGradesEveryStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	wf := string(data)
-	cat, err := catalog.Load(coursefiles.Stages())
+	cat, err := catalog.Load(course.Stages())
 	if err != nil {
 		t.Fatal(err)
 	}

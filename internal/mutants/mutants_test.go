@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/coursedir"
 )
 
 const good = `mistake: Add subtracts
@@ -170,7 +170,7 @@ func TestFilterByStageAndName(t *testing.T) {
 // mutant's find text present in today's reference: a cheap check that
 // runs with every go test. `de check --mutants` runs them.
 func TestCatalogueLoads(t *testing.T) {
-	root, err := course.FindRoot(".")
+	root, err := coursedir.FindRoot(".")
 	require.NoError(t, err)
 	ms, err := Load(os.DirFS(filepath.Join(root, "mutants")))
 	require.NoError(t, err)

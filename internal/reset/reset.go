@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/flk-byo/course/internal/catalog"
-	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/coursedir"
 )
 
 // BackupDir is where backups go, relative to the course root.
@@ -44,7 +44,7 @@ func PlanFor(root string, cat *catalog.Catalog, stages []catalog.Stage) (Plan, e
 			return p, err
 		}
 		for _, name := range names {
-			rel := course.LabDir + "/" + name
+			rel := coursedir.LabDir + "/" + name
 			want, err := cat.SkeletonFile(st, name)
 			if err != nil {
 				return p, fmt.Errorf("stage %s: %w", st.ID(), err)
@@ -96,9 +96,9 @@ func Reset(root string, cat *catalog.Catalog, stages []catalog.Stage, now time.T
 			}
 		}
 	}
-	// Every file to write is now absent from lab/; course.CopySkeletons
+	// Every file to write is now absent from lab/; coursedir.CopySkeletons
 	// creates files exclusively and keeps any that reappeared meanwhile.
-	if _, err := course.CopySkeletons(root, cat, stages); err != nil {
+	if _, err := coursedir.CopySkeletons(root, cat, stages); err != nil {
 		return res, err
 	}
 	return res, nil

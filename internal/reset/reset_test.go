@@ -9,20 +9,20 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	coursefiles "github.com/flk-byo/course"
+	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
-	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/coursedir"
 )
 
 func TestResetKeepsEveryByte(t *testing.T) {
-	cat, err := catalog.Load(coursefiles.Stages())
+	cat, err := catalog.Load(course.Stages())
 	require.NoError(t, err)
 	st02, _ := cat.ByID("02-keyed-partitioning")
 	sts := cat.Stages[:2]
 	root := t.TempDir()
-	_, err = course.CopySkeletons(root, cat, sts)
+	_, err = coursedir.CopySkeletons(root, cat, sts)
 	require.NoError(t, err)
-	lab := filepath.Join(root, course.LabDir)
+	lab := filepath.Join(root, coursedir.LabDir)
 	require.NoError(t, os.WriteFile(filepath.Join(lab, "windows.go"), []byte("package lab // my windows\n"), 0o644))
 	require.NoError(t, os.Remove(filepath.Join(lab, "stream.go")))
 	now := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)

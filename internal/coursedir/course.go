@@ -1,7 +1,7 @@
 // Package course works on the course folder on disk: finding its root from
 // wherever `de` was started, and laying skeleton files into lab/ without
 // ever overwriting a learner's file.
-package course
+package coursedir
 
 import (
 	"errors"

@@ -3,7 +3,7 @@
 // untouched skeletons 01..N, suites 01..N must compile against it, and no
 // test of stage N may pass there. A test that passes on a skeleton cannot
 // fail, and so certifies nothing.
-package integrity
+package skeletoncheck
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/flk-byo/course/internal/catalog"
-	"github.com/flk-byo/course/internal/course"
+	"github.com/flk-byo/course/internal/coursedir"
 	"github.com/flk-byo/course/internal/gotest"
 )
 
@@ -50,11 +50,11 @@ func checkStage(ctx context.Context, root string, cat *catalog.Catalog, st catal
 		return res, err
 	}
 	defer os.RemoveAll(scratch)
-	if err := course.CopyForSuites(root, scratch); err != nil {
+	if err := coursedir.CopyForSuites(root, scratch); err != nil {
 		return res, err
 	}
 	upTo := cat.ReadyThrough(st.Number)
-	if _, err := course.CopySkeletons(scratch, cat, upTo); err != nil {
+	if _, err := coursedir.CopySkeletons(scratch, cat, upTo); err != nil {
 		return res, err
 	}
 	opts := gotest.Options{Dir: scratch, Tags: "lab", Timeout: 2 * time.Minute}
