@@ -470,7 +470,7 @@ func crashCause(t gotest.Test) string {
 		l = strings.TrimSpace(l)
 		switch {
 		case strings.HasPrefix(l, "panic: "):
-			return "a panic outside the test's goroutine, which no recover in the test can catch (" + strings.TrimPrefix(l, "panic: ") + ")"
+			return "a panic that no recover caught (it happened outside the test's goroutine, where the test cannot catch it: " + strings.TrimPrefix(l, "panic: ") + ")"
 		case strings.Contains(l, "stack overflow"), strings.Contains(l, "goroutine stack exceeds"):
 			return "a stack overflow: a function that calls itself without end"
 		case strings.Contains(l, "out of memory"):

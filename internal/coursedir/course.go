@@ -105,9 +105,13 @@ var suiteParts = []string{"go.mod", "go.sum", "kit", "internal", "stages", "solu
 // CopyForSuites copies what running the course's suites needs (go.mod,
 // go.sum, kit, internal, stages, solutions; not lab/ or .de/) from root
 // into dst, for a scratch course that checks run in without touching the
-// learner's tree.
+// learner's tree. A part root does not have is left out: a student
+// template has no solutions/.
 func CopyForSuites(root, dst string) error {
 	for _, name := range suiteParts {
+		if _, err := os.Stat(filepath.Join(root, name)); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err := copyTree(filepath.Join(root, name), filepath.Join(dst, name)); err != nil {
 			return fmt.Errorf("copy course: %w", err)
 		}

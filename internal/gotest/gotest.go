@@ -242,6 +242,14 @@ func RunPastCrashes(ctx context.Context, o Options, expected func(pattern string
 					missing = append(missing, name)
 				}
 			}
+			if n := len(pkg.Tests); len(missing) > 0 && n > 0 && pkg.TimedOut == "" && pkg.Tests[n-1].Status == Fail &&
+				!slices.ContainsFunc(pkg.Tests, func(t Test) bool { return t.Crashed }) {
+				// The binary ended right after a failed test, with tests
+				// still to run: a panic in the test's own goroutine, which
+				// the testing package reports as a failure before it dies.
+				pkg.Tests[n-1].Crashed = true
+				pkg.Tests[n-1].Trace = LabTrace(pkg.Tests[n-1].Output)
+			}
 			for _, t := range pkg.Tests {
 				if t.Crashed {
 					crashed = append(crashed, t.Name)

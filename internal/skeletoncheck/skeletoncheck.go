@@ -1,4 +1,4 @@
-// Package integrity proves that the course's tests are tests: for each
+// Package skeletoncheck proves that the course's tests are tests: for each
 // stage N, a scratch copy of the course gets a lab/ composed of the
 // untouched skeletons 01..N, suites 01..N must compile against it, and no
 // test of stage N may pass there. A test that passes on a skeleton cannot
@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,7 +62,9 @@ func checkStage(ctx context.Context, root string, cat *catalog.Catalog, st catal
 	for _, s := range upTo {
 		opts.Packages = append(opts.Packages, s.Package())
 	}
-	out, err := gotest.Run(ctx, opts)
+	// A test that crashes the binary on the skeleton must not hide the
+	// tests after it: run them past the crash.
+	out, err := gotest.RunPastCrashes(ctx, opts, cat.TestsByPackage(upTo), nil)
 	if err != nil {
 		return res, err
 	}
@@ -79,6 +82,15 @@ func checkStage(ctx context.Context, root string, cat *catalog.Catalog, st catal
 					res.Failed++
 				} else {
 					res.Problems = append(res.Problems, fmt.Sprintf("%s %s on the untouched skeleton: it cannot catch a learner who has done nothing", t.Name, t.Status))
+				}
+			}
+			docs, err := cat.Tests(s)
+			if err != nil {
+				return res, err
+			}
+			for _, d := range docs {
+				if !slices.ContainsFunc(pkg.Tests, func(t gotest.Test) bool { return t.Name == d.Name }) {
+					res.Problems = append(res.Problems, fmt.Sprintf("%s did not run on the untouched skeleton", d.Name))
 				}
 			}
 			if res.Tests == 0 {

@@ -1,0 +1,3 @@
+module github.com/flk-byo/course
+
+go 1.26

@@ -1,0 +1,2 @@
+// Package demo is a fixture stage suite.
+package demo
