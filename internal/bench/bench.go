@@ -85,8 +85,10 @@ func Run(ctx context.Context, o Options) (*Measurements, error) {
 		args = append(args, "-benchtime", o.Benchtime)
 	}
 	args = append(args, "./lab", "./solutions")
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = o.Root
+	cmd, err := gotest.Command(ctx, gotest.Options{Dir: o.Root}, args)
+	if err != nil {
+		return nil, err
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()

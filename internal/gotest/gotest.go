@@ -40,6 +40,7 @@ type Options struct {
 	Packages []string      // package patterns, e.g. "./stages/01-windows"
 	Run      string        // -run pattern; empty runs every test
 	Skip     string        // -skip pattern; empty skips nothing
+	Overlay  string        // -overlay file: files to replace or add for the build (a mutant, de bench's benchmarks)
 	Race     bool          // build with the race detector
 	Timeout  time.Duration // per test binary, i.e. per stage; 0 means go test's default
 	Count    int           // -count; 0 leaves go test's default (and its result cache) alone
@@ -168,17 +169,22 @@ func (o Options) Args() []string {
 	if o.Skip != "" {
 		args = append(args, "-skip", o.Skip)
 	}
+	if o.Overlay != "" {
+		args = append(args, "-overlay", o.Overlay)
+	}
 	return append(args, o.Packages...)
 }
 
-// Run runs go test and collects the results. It returns an error only when
-// go could not be run at all; failing and non-compiling stages are results.
-func Run(ctx context.Context, o Options) (*Result, error) {
+// Command returns the go command that runs go test with args (Args gives
+// Run's; de bench adds its benchmark flags), in o.Dir, with o.Env, in a
+// process group of its own that cancelling ctx kills whole: every go test
+// the course runs starts here.
+func Command(ctx context.Context, o Options, args []string) (*exec.Cmd, error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		return nil, ErrNoGo
 	}
-	cmd := exec.CommandContext(ctx, goBin, o.Args()...)
+	cmd := exec.CommandContext(ctx, goBin, args...)
 	ownGroup(cmd)
 	cmd.Dir = o.Dir
 	cmd.Env = os.Environ()
@@ -188,6 +194,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0")
 	}
 	cmd.Env = append(cmd.Env, o.Env...)
+	return cmd, nil
+}
+
+// Run runs go test and collects the results. It returns an error only when
+// go could not be run at all; failing and non-compiling stages are results.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	cmd, err := Command(ctx, o, o.Args())
+	if err != nil {
+		return nil, err
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, fmt.Errorf("go test: %w", err)

@@ -188,16 +188,13 @@ func RunOne(ctx context.Context, m Mutant, o Options) (Result, error) {
 	if timeout == 0 {
 		timeout = 2 * time.Minute
 	}
-	// gotest.Options has no overlay field; GOFLAGS carries the flag to every
-	// go command the run starts (later entries in Env win).
-	goflags := strings.TrimSpace(os.Getenv("GOFLAGS") + " -overlay=" + overlay)
 	opts := gotest.Options{
 		Dir:      o.Root,
 		Tags:     "solution",
 		Packages: pkgs,
 		Race:     m.Race,
 		Timeout:  timeout,
-		Env:      []string{"GOFLAGS=" + goflags},
+		Overlay:  overlay,
 	}
 	out, err := gotest.Run(ctx, opts)
 	if err != nil {
@@ -233,7 +230,7 @@ func RunOne(ctx context.Context, m Mutant, o Options) (Result, error) {
 		// Is it the mutant, or does the suite not build anyway (someone is
 		// editing it)? Build it once without the overlay to say which.
 		base := opts
-		base.Packages, base.Run, base.Env = pkgs[:1], "^$", nil
+		base.Packages, base.Run, base.Overlay = pkgs[:1], "^$", ""
 		if plain, err := gotest.Run(ctx, base); err == nil {
 			if p := plain.Package(pkgs[0]); p != nil && p.BuildError != "" {
 				res.Detail = "the stage's suite does not build even without the mutant: fix it first:\n" + p.BuildError
