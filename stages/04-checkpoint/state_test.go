@@ -3,7 +3,6 @@
 package checkpoint
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"slices"
@@ -156,100 +155,18 @@ func TestSnapshotIsUnaffectedByLaterProcessing(t *testing.T) {
 	defer suite.Recover(t)
 	cfg := Config{WindowSize: 100, WatermarkDelay: 30, AllowedLateness: 150}
 	ops := genOps(suite.Rand(t), cfg, 100, 250)
-	full := runOps(newProcessor(t, cfg), ops)
-	cuts := []int{len(ops) / 4, len(ops) / 2, len(ops) - 5}
-
-	// prefixAt returns a processor after the first cut calls.
-	prefixAt := func(t *testing.T, cut int) *Processor {
-		p := newProcessor(t, cfg)
-		runOps(p, ops[:cut])
-		return p
-	}
-	// continues fails t and returns false unless r makes the calls
-	// ops[cut:] as the uninterrupted run did, side output included.
-	continues := func(t *testing.T, r *Processor, cut int, why string) bool {
-		t.Helper()
-		got := runOps(r, ops[cut:])
-		for i, out := range got.Outs {
-			if want := full.Outs[cut+i]; !slices.Equal(out, want) {
-				t.Errorf("Restored from the snapshot taken after call %d of %d, call %d %v returned\n%s\nthe uninterrupted run returned\n%s\n%s",
-					cut, len(ops), cut+i+1, ops[cut+i], fmtResults(out), fmtResults(want), why)
-				return false
-			}
-		}
-		lateBefore := runOps(newProcessor(t, cfg), ops[:cut]).Late
-		if want := full.Late[len(lateBefore):]; !slices.Equal(got.Late, want) {
-			t.Errorf("Restored from the snapshot taken after call %d of %d, the calls after it sent %s to the side output;\n"+
-				"the uninterrupted run sent %s\n%s", cut, len(ops), windowtest.FmtEvents(got.Late), windowtest.FmtEvents(want), why)
-			return false
-		}
-		return true
-	}
-
-	t.Run("its bytes never change", func(t *testing.T) {
-		defer suite.Recover(t)
-		for _, cut := range cuts {
-			p := prefixAt(t, cut)
-			snap := snapshotOf(t, p)
-			kept := bytes.Clone(snap)
-			for _, o := range ops[cut:] {
-				o.Apply(p)
-				snapshotOf(t, p) // a job checkpoints again and again
-			}
-			if !bytes.Equal(snap, kept) {
-				t.Errorf("The snapshot taken after call %d changed while the processor went on and took more snapshots:\n%s\n"+
-					"Snapshot must return bytes of their own: a fresh slice, not a buffer you reuse, not a view of live\n"+
-					"state. A snapshot is stored while processing continues; Flink's asynchronous snapshots copy (on\n"+
-					"write) for the same reason.", cut, suite.ByteDiff(kept, snap))
-				return
-			}
-		}
-	})
-
-	t.Run("it restores the state it was taken from", func(t *testing.T) {
-		defer suite.Recover(t)
-		for _, cut := range cuts {
-			p := prefixAt(t, cut)
-			snap := snapshotOf(t, p)
-			runOps(p, ops[cut:]) // the live processor moves on: windows fire, expire, take updates
-			snapshotOf(t, p)
-			if !continues(t, restoreOf(t, snap), cut,
-				"After the snapshot, the live processor went on to the end. Restoring the older snapshot must give\n"+
-					"the state as it was when the snapshot was taken: the snapshot must copy, not alias, the live maps.") {
-				return
-			}
-		}
-	})
-
-	t.Run("a restored processor keeps no reference to the snapshot", func(t *testing.T) {
-		defer suite.Recover(t)
-		for _, cut := range cuts {
-			snap := snapshotOf(t, prefixAt(t, cut))
-			r := restoreOf(t, snap)
-			for i := range snap {
-				snap[i] = 'x' // the caller may reuse its buffer
-			}
-			if !continues(t, r, cut,
-				"After RestoreProcessor returned, the test overwrote the snapshot's bytes. The restored processor must\n"+
-					"own its state: copy strings out of the input (string(b) copies; unsafe.String does not).") {
-				return
-			}
-		}
-	})
-
-	t.Run("two restores of one snapshot are independent", func(t *testing.T) {
-		defer suite.Recover(t)
-		for _, cut := range cuts {
-			snap := snapshotOf(t, prefixAt(t, cut))
-			r1, r2 := restoreOf(t, snap), restoreOf(t, snap)
-			runOps(r1, ops[cut:])
-			r1.Process(ev("other", "a", 0, 100))
-			if !continues(t, r2, cut,
-				"Two processors restored from the same snapshot share nothing: running one must not change the other.\n"+
-					"Does RestoreProcessor reuse a package-level map or buffer?") {
-				return
-			}
-		}
+	windowtest.CheckSnapshotIsACopy(t, windowtest.SnapshotCopy[*Processor]{
+		Ops: ops, Want: runOps(newProcessor(t, cfg), ops),
+		Cuts: []int{len(ops) / 4, len(ops) / 2, len(ops) - 5},
+		Prefix: func(t *testing.T, cut int) *Processor {
+			p := newProcessor(t, cfg)
+			runOps(p, ops[:cut])
+			return p
+		},
+		Snapshot: func(t *testing.T, p *Processor) []byte { return snapshotOf(t, p) },
+		Restore:  func(t *testing.T, snap []byte, _ int) *Processor { return restoreOf(t, snap) },
+		Other:    ev("other", "a", 0, 100),
+		Restorer: "RestoreProcessor",
 	})
 }
 

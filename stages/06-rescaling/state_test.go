@@ -145,99 +145,21 @@ func TestParallelSnapshotIsACopy(t *testing.T) {
 	pc := parallelConfigs[1] // with lateness: fired windows take corrections after the cut
 	const maxP = 16
 	ops := genOps(suite.Rand(t), pc.cfg, parallelKeys, 100, pc.bound)
-	want := singleRun(t, pc.cfg, ops)
-	cuts := []int{len(ops) / 4, len(ops) / 2, len(ops) - 5}
-
-	// prefixAt returns a processor at parallelism 3 after the first cut calls.
-	prefixAt := func(t *testing.T, cut int) *ParallelProcessor {
-		pp := newParallel(t, ParallelConfig{Processor: pc.cfg, Parallelism: 3, MaxParallelism: maxP})
-		runOps(pp, ops[:cut])
-		return pp
-	}
-	// continues fails t and returns false unless pp makes the calls
-	// ops[cut:] as one Processor did, side output included.
-	continues := func(t *testing.T, pp *ParallelProcessor, cut int, why string) bool {
-		t.Helper()
-		got := runOps(pp, ops[cut:])
-		for i, out := range got.Outs {
-			if w := want.Outs[cut+i]; !slices.Equal(out, w) {
-				t.Errorf("Restored from the snapshot taken after call %d of %d, call %d %v returned\n%s\none unscaled Processor returned\n%s\n%s",
-					cut, len(ops), cut+i+1, ops[cut+i], windowtest.FmtResults(out), windowtest.FmtResults(w), why)
-				return false
-			}
-		}
-		lateBefore := singleRun(t, pc.cfg, ops[:cut]).Late
-		if w := want.Late[len(lateBefore):]; !slices.Equal(got.Late, w) {
-			t.Errorf("Restored from the snapshot taken after call %d of %d, the calls after it sent %s to the side output;\n"+
-				"one unscaled Processor sent %s\n%s", cut, len(ops), windowtest.FmtEvents(got.Late), windowtest.FmtEvents(w), why)
-			return false
-		}
-		return true
-	}
-
-	t.Run("its bytes never change", func(t *testing.T) {
-		defer suite.Recover(t)
-		for _, cut := range cuts {
-			pp := prefixAt(t, cut)
-			snap := snapshotOf(t, pp)
-			kept := bytes.Clone(snap)
-			for _, o := range ops[cut:] {
-				o.Apply(pp)
-				snapshotOf(t, pp) // a job checkpoints again and again
-			}
-			if !bytes.Equal(snap, kept) {
-				t.Errorf("The snapshot taken after call %d changed while the processor went on and took more snapshots:\n%s\n"+
-					"Snapshot must return bytes of their own: a fresh slice, not a buffer you reuse, not a view of live state.",
-					cut, suite.ByteDiff(kept, snap))
-				return
-			}
-		}
-	})
-
-	t.Run("it restores the state it was taken from", func(t *testing.T) {
-		defer suite.Recover(t)
-		for _, cut := range cuts {
-			pp := prefixAt(t, cut)
-			snap := snapshotOf(t, pp)
-			runOps(pp, ops[cut:]) // the live processor moves on: windows fire, expire, take updates
-			snapshotOf(t, pp)
-			if !continues(t, restoreOf(t, snap, 2, maxP), cut,
-				"After the snapshot, the live processor went on to the end. Restoring the older snapshot, here at\n"+
-					"parallelism 2, must give the state as it was when the snapshot was taken.") {
-				return
-			}
-		}
-	})
-
-	t.Run("a restored processor keeps no reference to the snapshot", func(t *testing.T) {
-		defer suite.Recover(t)
-		for _, cut := range cuts {
-			snap := snapshotOf(t, prefixAt(t, cut))
-			pp := restoreOf(t, snap, 5, maxP)
-			for i := range snap {
-				snap[i] = 'x' // the caller may reuse its buffer
-			}
-			if !continues(t, pp, cut,
-				"After RestoreParallelProcessor returned, the test overwrote the snapshot's bytes. The restored processor\n"+
-					"must own its state: copy what it keeps out of the input (string(b) copies; unsafe.String does not).") {
-				return
-			}
-		}
-	})
-
-	t.Run("two restores of one snapshot are independent", func(t *testing.T) {
-		defer suite.Recover(t)
-		for _, cut := range cuts {
-			snap := snapshotOf(t, prefixAt(t, cut))
-			r1, r2 := restoreOf(t, snap, 2, maxP), restoreOf(t, snap, 7, maxP)
-			runOps(r1, ops[cut:])
-			r1.Process(windowtest.Ev("other", "k00", 0, 100))
-			if !continues(t, r2, cut,
-				"Two processors restored from the same snapshot share nothing: running one must not change the other.\n"+
-					"Does RestoreParallelProcessor reuse a package-level map, a buffer, or the key-group state it decoded?") {
-				return
-			}
-		}
+	windowtest.CheckSnapshotIsACopy(t, windowtest.SnapshotCopy[*ParallelProcessor]{
+		Ops: ops, Want: singleRun(t, pc.cfg, ops),
+		Cuts: []int{len(ops) / 4, len(ops) / 2, len(ops) - 5},
+		// Taken at parallelism 3, restored at 2, 5 and 7.
+		Prefix: func(t *testing.T, cut int) *ParallelProcessor {
+			pp := newParallel(t, ParallelConfig{Processor: pc.cfg, Parallelism: 3, MaxParallelism: maxP})
+			runOps(pp, ops[:cut])
+			return pp
+		},
+		Snapshot: func(t *testing.T, pp *ParallelProcessor) []byte { return snapshotOf(t, pp) },
+		Restore: func(t *testing.T, snap []byte, which int) *ParallelProcessor {
+			return restoreOf(t, snap, []int{2, 5, 7}[which], maxP)
+		},
+		Other:    windowtest.Ev("other", "k00", 0, 100),
+		Restorer: "RestoreParallelProcessor",
 	})
 }
 
