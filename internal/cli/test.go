@@ -18,6 +18,7 @@ import (
 	"github.com/flk-byo/course/internal/gotest"
 	"github.com/flk-byo/course/internal/grade"
 	"github.com/flk-byo/course/internal/term"
+	"github.com/flk-byo/course/internal/testreport"
 )
 
 func testCommand(io IO) *ucli.Command {
@@ -87,32 +88,24 @@ type testOptions struct {
 	race     int // raceStages, raceAll or raceOff
 	// firstDone, when set, is called with the run so far as soon as the
 	// current stage's results are in, before the earlier stages run.
-	firstDone func(*testRun)
-}
-
-// testRun is one `de test`: which stages ran against what, and what came back.
-type testRun struct {
-	tags     string
-	stages   []catalog.Stage // current first, then down to 01
-	result   *gotest.Result
-	findings []grade.LabFinding // what lab/ must not use (de grade gives it no credit)
+	firstDone func(*testreport.Run)
 }
 
 func (e *env) test(ctx context.Context, o testOptions) error {
 	// The current stage's verdict is printed as soon as it is in; the
 	// earlier stages, for regressions, follow.
-	var tl tally
-	o.firstDone = func(run *testRun) { e.printStage(run, run.stages[0], &tl) }
+	pr := e.printer()
+	o.firstDone = func(run *testreport.Run) { pr.Stage(run, run.Stages[0]) }
 	run, upTo, err := e.runTests(ctx, o)
 	if err != nil {
 		return err
 	}
-	for _, st := range run.stages {
-		if !tl.printed[st.ID()] {
-			e.printStage(run, st, &tl)
+	for _, st := range run.Stages {
+		if !pr.Printed(st) {
+			pr.Stage(run, st)
 		}
 	}
-	if !e.printSummary(run, upTo, &tl) {
+	if !pr.Summary(run, upTo) {
 		return quietFailure
 	}
 	return e.recordPassed(run)
@@ -120,7 +113,7 @@ func (e *env) test(ctx context.Context, o testOptions) error {
 
 // runTests runs go test on the stages o names, without printing a report:
 // `de test` and `de watch` share it. It returns the run and its last stage.
-func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.Stage, error) {
+func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, catalog.Stage, error) {
 	tags, err := e.tags(o.solution)
 	if err != nil {
 		return nil, catalog.Stage{}, err
@@ -129,7 +122,7 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.St
 	if err != nil {
 		return nil, upTo, err
 	}
-	run := &testRun{tags: tags}
+	run := &testreport.Run{Tags: tags}
 	if tags == "solution" && !coursedir.HasReference(e.root) {
 		return nil, upTo, errNoReference("de test --solution runs the suites on it")
 	}
@@ -137,21 +130,21 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.St
 		if err := e.checkLab(); err != nil {
 			return nil, upTo, err
 		}
-		if run.findings, err = grade.CheckLab(e.root, e.cat, course.Files); err != nil {
+		if run.Findings, err = grade.CheckLab(e.root, e.cat, course.Files); err != nil {
 			return nil, upTo, err
 		}
 	}
-	run.stages = slices.Clone(e.cat.ReadyThrough(upTo.Number))
-	slices.Reverse(run.stages) // the current stage first
-	wanted := o.race == raceAll || (o.race == raceStages && run.stages[0].Race)
+	run.Stages = slices.Clone(e.cat.ReadyThrough(upTo.Number))
+	slices.Reverse(run.Stages) // the current stage first
+	wanted := o.race == raceAll || (o.race == raceStages && run.Stages[0].Race)
 	race, err := e.raceIfSupported(wanted)
 	if err != nil {
 		return nil, upTo, err
 	}
 	live := newLiveLine(e.Stderr, e.style)
 	defer live.done()
-	run.result = &gotest.Result{}
-	for i, batch := range batches(run.stages, race, o.race == raceAll) {
+	run.Result = &gotest.Result{}
+	for i, batch := range batches(run.Stages, race, o.race == raceAll) {
 		opts := gotest.Options{Dir: e.root, Tags: tags, Race: batch.race, Timeout: o.timeout, OnTest: live.test}
 		for _, st := range batch.stages {
 			opts.Packages = append(opts.Packages, st.Package())
@@ -160,15 +153,15 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testRun, catalog.St
 		if i > 0 {
 			what = "the earlier stages, for regressions"
 		}
-		live.printf("running go test -tags %s on %s (%s%s) …", tags, stageRange(batch.stages), what, map[bool]string{true: ", -race"}[batch.race])
+		live.printf("running go test -tags %s on %s (%s%s) …", tags, testreport.StageRange(batch.stages), what, map[bool]string{true: ", -race"}[batch.race])
 		res, err := gotest.RunPastCrashes(ctx, opts, e.cat.TestsByPackage(batch.stages), func(pkg string, crashed []string) {
 			live.printf("%s crashed its test binary; running %s's other tests …", strings.Join(crashed, ", "), path.Base(pkg))
 		})
 		if err != nil {
 			return nil, upTo, err
 		}
-		run.result.Packages = append(run.result.Packages, res.Packages...)
-		run.result.Errors = append(run.result.Errors, res.Errors...)
+		run.Result.Packages = append(run.Result.Packages, res.Packages...)
+		run.Result.Errors = append(run.Result.Errors, res.Errors...)
 		if i == 0 && o.firstDone != nil {
 			live.done()
 			o.firstDone(run)
@@ -205,13 +198,18 @@ func batches(stages []catalog.Stage, race, all bool) []batch {
 	return out
 }
 
+// printer returns a report printer for e's output.
+func (e *env) printer() *testreport.Printer {
+	return &testreport.Printer{W: e.Stdout, Style: e.style, Cat: e.cat}
+}
+
 // recordPassed records every stage of a run that passed against lab/ in
 // the progress file; call it only when the whole run passed.
-func (e *env) recordPassed(run *testRun) error {
-	if run.tags != "lab" {
+func (e *env) recordPassed(run *testreport.Run) error {
+	if run.Tags != "lab" {
 		return nil
 	}
-	for _, st := range run.stages {
+	for _, st := range run.Stages {
 		e.prog.Passed[st.ID()] = true
 	}
 	return e.prog.Save(e.root)
@@ -245,193 +243,6 @@ func (e *env) testTarget(stage, tags string) (catalog.Stage, error) {
 	return e.current()
 }
 
-// report prints every stage's tests and the summary line, and reports
-// whether everything passed.
-func (e *env) report(run *testRun, target catalog.Stage) bool {
-	var tl tally
-	for _, st := range run.stages {
-		e.printStage(run, st, &tl)
-	}
-	return e.printSummary(run, target, &tl)
-}
-
-// tally is what a report has counted so far, stage by stage.
-type tally struct {
-	failed                        bool
-	passed, total                 int // total counts every test of the catalogue, run or not
-	firstFailure, shownBuildError string
-	printed                       map[string]bool // stage IDs already printed
-}
-
-// printStage prints one stage's tests, as far as run holds them, and
-// counts them into tl.
-func (e *env) printStage(run *testRun, st catalog.Stage, tl *tally) {
-	s := e.style
-	if tl.printed == nil {
-		tl.printed = map[string]bool{}
-	}
-	tl.printed[st.ID()] = true
-	allOK, passed, total := true, 0, 0
-	firstFailure, shownBuildError := tl.firstFailure, tl.shownBuildError
-	defer func() {
-		tl.failed = tl.failed || !allOK
-		tl.passed += passed
-		tl.total += total
-		tl.firstFailure, tl.shownBuildError = firstFailure, shownBuildError
-	}()
-	{
-		docs, _ := e.cat.Tests(st)
-		certifies := map[string]string{}
-		for _, d := range docs {
-			certifies[d.Name] = d.Certifies
-		}
-		pkg := run.result.Package(st.Package())
-		total += len(docs)
-		e.printf("\n%s", s.Bold(fmt.Sprintf("%s %s", st.Ref(), st.Title)))
-		if pkg == nil {
-			e.printf("  %s\n", s.Red(fmt.Sprintf("0/%d passed: did not run", len(docs))))
-			allOK = false
-			return
-		}
-		e.printf("  %s\n", stageScore(s, pkg, len(docs)))
-		if pkg.BuildError != "" {
-			allOK = false
-			if pkg.BuildError == shownBuildError {
-				e.printf("  %s\n", s.Red("✗ does not compile: the same errors as above"))
-			} else {
-				e.printf("  %s\n%s\n", s.Red("✗ does not compile:"), indent(pkg.BuildError, "      "))
-				shownBuildError = pkg.BuildError
-			}
-		}
-		var crashed string
-		for _, t := range pkg.Tests {
-			cert := certifies[t.Name]
-			switch t.Status {
-			case gotest.Pass:
-				passed++
-				e.printf("  %s %s %s\n", s.Green("✓"), t.Name, s.Dim(cert))
-				continue
-			case gotest.Skip:
-				e.printf("  %s %s %s\n", s.Yellow("-"), t.Name, s.Dim("skipped"))
-				continue
-			}
-			allOK = false
-			if firstFailure == "" {
-				firstFailure = t.Name
-			}
-			e.printf("  %s %s\n", s.Red("✗"), s.Bold(t.Name))
-			if cert != "" {
-				e.printf("      %s %s\n", s.Dim("certifies:"), cert)
-			}
-			if t.Hung {
-				e.printf("      %s\n", s.Red(fmt.Sprintf("hung: still running when the stage %s — look for a loop or a channel nobody closes", pkg.TimedOut)))
-			}
-			if t.Crashed {
-				crashed = t.Name
-				e.printf("      %s\n", s.Red("crashed the test binary: "+crashCause(t)))
-			}
-			e.printFailure(t, run.tags, st)
-		}
-		if missing := notRun(docs, pkg); len(missing) > 0 {
-			allOK = false
-			why := "the test binary ended before them"
-			switch {
-			case crashed != "":
-				why = "the test binary died in " + crashed + " (above)"
-			case pkg.TimedOut != "":
-				why = "the stage " + pkg.TimedOut
-			case pkg.BuildError != "":
-				why = "the suite does not compile"
-			}
-			if pkg.BuildError == "" {
-				e.printf("  %s %s\n", s.Red(fmt.Sprintf("%d test(s) did not run:", len(missing))), s.Dim(why))
-				e.printf("%s\n", indent(strings.Join(missing, "\n"), "      "))
-			}
-		}
-		if pkg.Crash != "" && crashed == "" {
-			allOK = false
-			e.printf("  %s\n%s\n", s.Red("✗ the test binary failed outside any test:"), indent(strings.Join(limitLines(strings.Split(pkg.Crash, "\n"), 30), "\n"), "      "))
-		}
-	}
-}
-
-// printSummary prints what applies to the whole run (go's own errors, the
-// lab's findings) and the summary line, and reports whether everything
-// passed.
-func (e *env) printSummary(run *testRun, target catalog.Stage, tl *tally) bool {
-	s := e.style
-	allOK := !tl.failed && len(run.result.Errors) == 0
-	passed, total, firstFailure, shownBuildError := tl.passed, tl.total, tl.firstFailure, tl.shownBuildError
-	for _, line := range run.result.Errors {
-		e.printf("%s %s\n", s.Red("go:"), line)
-	}
-	if len(run.findings) > 0 {
-		allOK = false
-		e.printf("\n%s\n", s.Red(s.Bold("de grade would give this lab no credit, whatever its tests say:")))
-		for _, f := range run.findings {
-			e.printf("  %s %s\n", s.Red("✗"), f)
-		}
-		e.printf("A lab may import only the standard library and kit, and must not print, exit, read the\n" +
-			"environment or run code at init time: the tests could not trust what they see (docs/GRADING.md\n" +
-			"lists the rules). Until then no stage counts as passed.\n")
-	}
-
-	who := "your lab/"
-	if run.tags == "solution" {
-		who = "the reference solution"
-	}
-	summary := fmt.Sprintf("stage %d of %d — %d/%d passed (%s, %s)", target.Number, len(e.cat.Stages), passed, total, stageRange(run.stages), who)
-	if allOK {
-		e.printf("\n%s\n", s.Green(s.Bold(summary)))
-		if run.tags == "lab" {
-			e.printf("%s\n", e.nextStep(target))
-		}
-	} else {
-		e.printf("\n%s\n", s.Red(s.Bold(summary)))
-		switch {
-		case run.tags != "lab":
-		case shownBuildError != "":
-			e.printf("Next: fix the compile errors above, then run %s again.\n", s.Cyan("de test"))
-		case firstFailure != "":
-			e.printf("Next: fix %s first, then run %s again. Stuck? %s\n", firstFailure, s.Cyan("de test"), s.Cyan("de hint"))
-		}
-	}
-	return allOK
-}
-
-// printFailure prints why a failed test failed (the skeleton's TODO, or
-// what it printed) and the command that re-runs it alone. de test and de
-// watch both show a failure this way.
-func (e *env) printFailure(t gotest.Test, tags string, st catalog.Stage) {
-	s := e.style
-	switch {
-	case len(t.Trace) > 0:
-		e.printf("%s\n", indent(strings.Join(t.Trace, "\n"), "      "))
-	case t.Hung:
-	case t.NotImplemented != "":
-		e.printf("      %s %s\n", s.Yellow("not implemented yet:"), t.NotImplemented)
-	default:
-		e.printf("%s\n", indent(strings.Join(limitLines(t.Output, 40), "\n"), "      "))
-	}
-	e.printf("      %s %s\n", s.Dim("re-run:"), s.Cyan(rerun(tags, t.Name, st)))
-}
-
-func (e *env) nextStep(target catalog.Stage) string {
-	if after := e.cat.ReadyAfter(target.Number); len(after) > 0 && after[0].Number == target.Number+1 {
-		next := after[0]
-		return fmt.Sprintf("%s passed. Next: de start %s (%s)", target.Ref(), next.Ref(), next.Title)
-	}
-	return fmt.Sprintf("%s passed: that is the last stage in this version of the coursedir.", target.Ref())
-}
-
-func stageScore(s term.Style, p *gotest.Package, total int) string {
-	score := fmt.Sprintf("%d/%d passed", p.Passed(), total)
-	if p.OK() && p.Passed() == total {
-		return s.Green(score)
-	}
-	return s.Red(score)
-}
-
 // raceIfSupported returns whether to build with the race detector: as
 // asked, unless it cannot build here (no C compiler: cgo is off), which it
 // says, once per run, instead of failing every stage with a cgo error.
@@ -448,74 +259,6 @@ func (e *env) raceIfSupported(race bool) (bool, error) {
 			"running without -race. Install gcc or clang to get it back, or pass --race=false to say you know."))
 	}
 	return ok, nil
-}
-
-// notRun returns the stage's tests, in suite order, that the run of pkg
-// never reached.
-func notRun(docs []catalog.TestDoc, pkg *gotest.Package) []string {
-	var out []string
-	for _, d := range docs {
-		if !slices.ContainsFunc(pkg.Tests, func(t gotest.Test) bool { return t.Name == d.Name }) {
-			out = append(out, d.Name)
-		}
-	}
-	return out
-}
-
-// crashCause says in a few words what killed the test binary, from what it
-// printed: a panic (in a goroutine the test's recover cannot reach), a
-// fatal runtime error, or nothing at all (os.Exit).
-func crashCause(t gotest.Test) string {
-	for _, l := range t.Output {
-		l = strings.TrimSpace(l)
-		switch {
-		case strings.HasPrefix(l, "panic: "):
-			return "a panic that no recover caught (it happened outside the test's goroutine, where the test cannot catch it: " + strings.TrimPrefix(l, "panic: ") + ")"
-		case strings.Contains(l, "stack overflow"), strings.Contains(l, "goroutine stack exceeds"):
-			return "a stack overflow: a function that calls itself without end"
-		case strings.Contains(l, "out of memory"):
-			return "it ran out of memory: state that grows without bound, or one huge allocation"
-		case strings.HasPrefix(l, "fatal error: "):
-			return "a fatal runtime error (" + strings.TrimPrefix(l, "fatal error: ") + ")"
-		}
-	}
-	return "it exited without a word while this test ran (os.Exit, or a signal): nothing after it ran"
-}
-
-// rerun is the go test command that re-runs one test by itself.
-func rerun(tags, test string, st catalog.Stage) string {
-	return fmt.Sprintf("go test -tags %s -run '^%s$' %s", tags, test, st.Package())
-}
-
-// stageRange names the stages of a run, lowest first whatever order they
-// ran in: "stage 01" or "stages 01–02".
-func stageRange(sts []catalog.Stage) string {
-	switch len(sts) {
-	case 0:
-		return "no stages"
-	case 1:
-		return fmt.Sprintf("stage %02d", sts[0].Number)
-	}
-	lo, hi := sts[0].Number, sts[0].Number
-	for _, st := range sts {
-		lo, hi = min(lo, st.Number), max(hi, st.Number)
-	}
-	return fmt.Sprintf("stages %02d–%02d", lo, hi)
-}
-
-func indent(text, prefix string) string {
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = prefix + l
-	}
-	return strings.Join(lines, "\n")
-}
-
-func limitLines(lines []string, n int) []string {
-	if len(lines) <= n {
-		return lines
-	}
-	return append(slices.Clone(lines[:n]), fmt.Sprintf("… %d more lines: run the re-run command to see them all", len(lines)-n))
 }
 
 // liveLine shows progress on a terminal while go test runs, on one line

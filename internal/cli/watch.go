@@ -17,6 +17,7 @@ import (
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/coursedir"
 	"github.com/flk-byo/course/internal/gotest"
+	"github.com/flk-byo/course/internal/testreport"
 	"github.com/flk-byo/course/internal/watch"
 )
 
@@ -65,7 +66,7 @@ every --poll-interval.`,
 			defer src.Close()
 			changes := watch.Debounce(src.Changes(), c.Duration("debounce"), time.After)
 			o := testOptions{timeout: c.Duration("timeout"), race: raceMode(c)}
-			run := func(ctx context.Context) (*testRun, catalog.Stage, error) { return e.runTests(ctx, o) }
+			run := func(ctx context.Context) (*testreport.Run, catalog.Stage, error) { return e.runTests(ctx, o) }
 			return e.watch(ctx, run, changes, readKeys(e.Stdin))
 		},
 	}
@@ -86,7 +87,7 @@ func readKeys(r io.Reader) <-chan string {
 }
 
 // runFunc runs the current stage's tests once, without printing a report.
-type runFunc func(context.Context) (*testRun, catalog.Stage, error)
+type runFunc func(context.Context) (*testreport.Run, catalog.Stage, error)
 
 // watch runs the tests, then again after every batch of changes, until
 // ctx ends or q is read from keys. It prints the full report the first
@@ -153,9 +154,9 @@ func (e *env) watchRun(ctx context.Context, run runFunc, prev map[string]watch.O
 	cur, whole := outcomes(r)
 	var ok bool
 	if prev == nil || !whole {
-		ok = e.report(r, target)
+		ok = e.printer().Report(r, target)
 	} else {
-		ok = e.reportChanges(r, target, watch.Diff(prev, cur))
+		ok = e.printer().Changes(r, target, watch.Diff(prev, cur))
 	}
 	if ok {
 		if err := e.recordPassed(r); err != nil {
@@ -172,11 +173,11 @@ func (e *env) watchRun(ctx context.Context, run runFunc, prev map[string]watch.O
 // TestName", and whether the run reported per test at all (it compiled,
 // did not crash or hang, the go command raised no errors, and lab/ uses
 // nothing a lab must not).
-func outcomes(r *testRun) (map[string]watch.Outcome, bool) {
+func outcomes(r *testreport.Run) (map[string]watch.Outcome, bool) {
 	m := map[string]watch.Outcome{}
-	whole := len(r.result.Errors) == 0 && len(r.findings) == 0
-	for _, st := range r.stages {
-		pkg := r.result.Package(st.Package())
+	whole := len(r.Result.Errors) == 0 && len(r.Findings) == 0
+	for _, st := range r.Stages {
+		pkg := r.Result.Package(st.Package())
 		if pkg == nil || pkg.BuildError != "" || pkg.Crash != "" || pkg.TimedOut != "" ||
 			slices.ContainsFunc(pkg.Tests, func(t gotest.Test) bool { return t.Crashed }) {
 			whole = false
@@ -194,53 +195,6 @@ func outcomes(r *testRun) (map[string]watch.Outcome, bool) {
 		}
 	}
 	return m, whole
-}
-
-// reportChanges prints the tests whose outcome changed and the summary
-// line, and reports whether everything passed.
-func (e *env) reportChanges(r *testRun, target catalog.Stage, changes []watch.Change) bool {
-	s := e.style
-	tests := map[string]struct {
-		st catalog.Stage
-		t  gotest.Test
-	}{}
-	passed, total := 0, 0
-	for _, st := range r.stages {
-		pkg := r.result.Package(st.Package())
-		for _, t := range pkg.Tests {
-			tests[st.Ref()+" "+t.Name] = struct {
-				st catalog.Stage
-				t  gotest.Test
-			}{st, t}
-			total++
-			if t.Status == gotest.Pass {
-				passed++
-			}
-		}
-	}
-	if len(changes) == 0 {
-		e.printf("  %s\n", s.Dim("no test changed since the last run"))
-	}
-	for _, c := range changes {
-		switch {
-		case c.To == watch.Passed:
-			e.printf("  %s %s %s\n", s.Green("✓"), c.Test, s.Green("now passes"))
-		case c.To == watch.Failed:
-			x := tests[c.Test]
-			e.printf("  %s %s %s\n", s.Red("✗"), s.Bold(c.Test), s.Red("now fails"))
-			e.printFailure(x.t, r.tags, x.st)
-		default:
-			e.printf("  %s %s %s\n", s.Yellow("-"), c.Test, s.Dim("no longer runs (skipped or removed)"))
-		}
-	}
-	allOK := passed == total
-	summary := fmt.Sprintf("stage %d of %d — %d/%d passed (%s, your lab/)", target.Number, len(e.cat.Stages), passed, total, stageRange(r.stages))
-	if allOK {
-		e.printf("%s\n%s\n", s.Green(s.Bold(summary)), e.nextStep(target))
-	} else {
-		e.printf("%s\n", s.Red(s.Bold(summary)))
-	}
-	return allOK
 }
 
 func prefixAll(prefix string, names []string) []string {

@@ -15,6 +15,7 @@ import (
 	"github.com/flk-byo/course/internal/gotest"
 	"github.com/flk-byo/course/internal/progress"
 	"github.com/flk-byo/course/internal/term"
+	"github.com/flk-byo/course/internal/testreport"
 )
 
 // fakeRuns returns one scripted result per run: each maps test names of
@@ -22,14 +23,14 @@ import (
 func fakeRuns(t *testing.T, cat *catalog.Catalog, runs ...map[string]gotest.Status) (runFunc, *int) {
 	n := 0
 	st := cat.Stages[0]
-	return func(context.Context) (*testRun, catalog.Stage, error) {
+	return func(context.Context) (*testreport.Run, catalog.Stage, error) {
 		require.Less(t, n, len(runs), "more runs than scripted")
 		pkg := &gotest.Package{ImportPath: "github.com/flk-byo/course/stages/01-windows"}
 		for _, name := range []string{"TestA", "TestB"} {
 			pkg.Tests = append(pkg.Tests, gotest.Test{Name: name, Status: runs[n][name], Output: []string{name + " says no"}})
 		}
 		n++
-		return &testRun{tags: "lab", stages: []catalog.Stage{st}, result: &gotest.Result{Packages: []*gotest.Package{pkg}}}, st, nil
+		return &testreport.Run{Tags: "lab", Stages: []catalog.Stage{st}, Result: &gotest.Result{Packages: []*gotest.Package{pkg}}}, st, nil
 	}, &n
 }
 

@@ -1,0 +1,372 @@
+// Package testreport writes what de test and de watch print about a run
+// of the stage suites: each stage's tests with what they certify, every
+// failure with its cause (a crash, a hang, a skeleton's TODO, the test's
+// output) and the command that re-runs it, the tests that never ran, the
+// lab's findings, and the summary line. Its formats are pinned by golden
+// files (go test ./internal/testreport -update rewrites them).
+package testreport
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/flk-byo/course/internal/catalog"
+	"github.com/flk-byo/course/internal/gotest"
+	"github.com/flk-byo/course/internal/grade"
+	"github.com/flk-byo/course/internal/term"
+	"github.com/flk-byo/course/internal/watch"
+)
+
+// Run is one run of the suites, as the report shows it.
+type Run struct {
+	Tags     string             // "lab" (the learner's code) or "solution" (the reference)
+	Stages   []catalog.Stage    // the stages run, current first
+	Result   *gotest.Result     // what go test reported
+	Findings []grade.LabFinding // what lab/ must not use (de grade gives it no credit)
+}
+
+// Printer writes one report and counts what it has printed, stage by
+// stage, for the summary line. Use a new Printer for each report.
+type Printer struct {
+	W     io.Writer
+	Style term.Style
+	Cat   *catalog.Catalog
+
+	failed                        bool
+	passed, skipped, total        int // total counts every test of the catalogue, run or not
+	firstFailure, shownBuildError string
+	printed                       map[string]bool // stage IDs already printed
+}
+
+// Report prints every stage of run and the summary, and reports whether
+// everything passed.
+func (p *Printer) Report(run *Run, target catalog.Stage) bool {
+	for _, st := range run.Stages {
+		p.Stage(run, st)
+	}
+	return p.Summary(run, target)
+}
+
+// Printed reports whether Stage has printed st.
+func (p *Printer) Printed(st catalog.Stage) bool { return p.printed[st.ID()] }
+
+func (p *Printer) printf(format string, args ...any) { fmt.Fprintf(p.W, format, args...) }
+
+// Stage prints one stage's tests, as far as run holds them, and counts
+// them for the summary.
+func (p *Printer) Stage(run *Run, st catalog.Stage) {
+	s := p.Style
+	if p.printed == nil {
+		p.printed = map[string]bool{}
+	}
+	p.printed[st.ID()] = true
+	allOK, passed, skipped, total := true, 0, 0, 0
+	firstFailure, shownBuildError := p.firstFailure, p.shownBuildError
+	defer func() {
+		p.failed = p.failed || !allOK
+		p.passed += passed
+		p.skipped += skipped
+		p.total += total
+		p.firstFailure, p.shownBuildError = firstFailure, shownBuildError
+	}()
+	{
+		docs, _ := p.Cat.Tests(st)
+		certifies := map[string]string{}
+		for _, d := range docs {
+			certifies[d.Name] = d.Certifies
+		}
+		pkg := run.Result.Package(st.Package())
+		total += len(docs)
+		p.printf("\n%s", s.Bold(fmt.Sprintf("%s %s", st.Ref(), st.Title)))
+		if pkg == nil {
+			p.printf("  %s\n", s.Red(fmt.Sprintf("0/%d passed: did not run", len(docs))))
+			allOK = false
+			return
+		}
+		p.printf("  %s\n", stageScore(s, pkg, len(docs)))
+		if pkg.BuildError != "" {
+			allOK = false
+			if pkg.BuildError == shownBuildError {
+				p.printf("  %s\n", s.Red("✗ does not compile: the same errors as above"))
+			} else {
+				p.printf("  %s\n%s\n", s.Red("✗ does not compile:"), indent(pkg.BuildError, "      "))
+				shownBuildError = pkg.BuildError
+			}
+		}
+		var crashed string
+		for _, t := range pkg.Tests {
+			cert := certifies[t.Name]
+			switch t.Status {
+			case gotest.Pass:
+				passed++
+				p.printf("  %s %s %s\n", s.Green("✓"), t.Name, s.Dim(cert))
+				continue
+			case gotest.Skip:
+				skipped++
+				why := "skipped"
+				if len(t.Output) > 0 {
+					why += ": " + t.Output[len(t.Output)-1]
+				}
+				p.printf("  %s %s %s\n", s.Yellow("-"), t.Name, s.Dim(why))
+				continue
+			}
+			allOK = false
+			if firstFailure == "" {
+				firstFailure = t.Name
+			}
+			p.printf("  %s %s\n", s.Red("✗"), s.Bold(t.Name))
+			if cert != "" {
+				p.printf("      %s %s\n", s.Dim("certifies:"), cert)
+			}
+			if t.Hung {
+				p.printf("      %s\n", s.Red(fmt.Sprintf("hung: still running when the stage %s — look for a loop or a channel nobody closes", pkg.TimedOut)))
+			}
+			if t.Crashed {
+				crashed = t.Name
+				p.printf("      %s\n", s.Red("crashed the test binary: "+crashCause(t)))
+			}
+			p.Failure(t, run.Tags, st)
+		}
+		if missing := notRun(docs, pkg); len(missing) > 0 {
+			allOK = false
+			why := "the test binary ended before them"
+			switch {
+			case crashed != "":
+				why = "the test binary died in " + crashed + " (above)"
+			case pkg.TimedOut != "":
+				why = "the stage " + pkg.TimedOut
+			case pkg.BuildError != "":
+				why = "the suite does not compile"
+			}
+			if pkg.BuildError == "" {
+				p.printf("  %s %s\n", s.Red(fmt.Sprintf("%d test(s) did not run:", len(missing))), s.Dim(why))
+				p.printf("%s\n", indent(strings.Join(missing, "\n"), "      "))
+			}
+		}
+		if pkg.Crash != "" && crashed == "" {
+			allOK = false
+			p.printf("  %s\n%s\n", s.Red("✗ the test binary failed outside any test:"), indent(strings.Join(limitLines(strings.Split(pkg.Crash, "\n"), 30), "\n"), "      "))
+		}
+	}
+}
+
+// Summary prints what applies to the whole run (go's own errors, the lab's
+// findings) and the summary line, and reports whether everything passed.
+// Call it after Stage for every stage of the run.
+func (p *Printer) Summary(run *Run, target catalog.Stage) bool {
+	s := p.Style
+	allOK := !p.failed && len(run.Result.Errors) == 0
+	passed, total, firstFailure, shownBuildError := p.passed, p.total, p.firstFailure, p.shownBuildError
+	counts := fmt.Sprintf("%d/%d passed", passed, total)
+	if p.skipped > 0 {
+		counts += fmt.Sprintf(", %d skipped", p.skipped)
+	}
+	for _, line := range run.Result.Errors {
+		if !strings.HasPrefix(line, "go: ") {
+			line = "go: " + line
+		}
+		p.printf("%s\n", s.Red(line))
+	}
+	if len(run.Findings) > 0 {
+		allOK = false
+		p.printf("\n%s\n", s.Red(s.Bold("de grade would give this lab no credit, whatever its tests say:")))
+		for _, f := range run.Findings {
+			p.printf("  %s %s\n", s.Red("✗"), f)
+		}
+		p.printf("A lab may import only the standard library and kit, and must not print, exit, read the\n" +
+			"environment or run code at init time: the tests could not trust what they see (docs/GRADING.md\n" +
+			"lists the rules). Until then no stage counts as passed.\n")
+	}
+
+	who := "your lab/"
+	if run.Tags == "solution" {
+		who = "the reference solution"
+	}
+	summary := fmt.Sprintf("stage %d of %d — %s (%s, %s)", target.Number, len(p.Cat.Stages), counts, StageRange(run.Stages), who)
+	if allOK {
+		p.printf("\n%s\n", s.Green(s.Bold(summary)))
+		if run.Tags == "lab" {
+			p.printf("%s\n", p.NextStep(target))
+		}
+	} else {
+		p.printf("\n%s\n", s.Red(s.Bold(summary)))
+		switch {
+		case run.Tags != "lab":
+		case shownBuildError != "":
+			p.printf("Next: fix the compile errors above, then run %s again.\n", s.Cyan("de test"))
+		case firstFailure != "":
+			p.printf("Next: fix %s first, then run %s again. Stuck? %s\n", firstFailure, s.Cyan("de test"), s.Cyan("de hint"))
+		}
+	}
+	return allOK
+}
+
+// Failure prints why a failed test failed (its crash or hang, the
+// skeleton's TODO, or what it printed) and the command that re-runs it
+// alone. de test and de watch both show a failure this way.
+func (p *Printer) Failure(t gotest.Test, tags string, st catalog.Stage) {
+	s := p.Style
+	switch {
+	case len(t.Trace) > 0:
+		p.printf("%s\n", indent(strings.Join(t.Trace, "\n"), "      "))
+	case t.Hung:
+	case t.NotImplemented != "":
+		p.printf("      %s %s\n", s.Yellow("not implemented yet:"), t.NotImplemented)
+	default:
+		p.printf("%s\n", indent(strings.Join(limitLines(t.Output, 40), "\n"), "      "))
+	}
+	p.printf("      %s %s\n", s.Dim("re-run:"), s.Cyan(rerun(tags, t.Name, st)))
+}
+
+// NextStep says what to do after target passed: start the next stage, or
+// nothing left.
+func (p *Printer) NextStep(target catalog.Stage) string {
+	if after := p.Cat.ReadyAfter(target.Number); len(after) > 0 && after[0].Number == target.Number+1 {
+		next := after[0]
+		return fmt.Sprintf("%s passed. Next: de start %s (%s)", target.Ref(), next.Ref(), next.Title)
+	}
+	return fmt.Sprintf("%s passed: that is the last stage in this version of the course.", target.Ref())
+}
+
+func stageScore(s term.Style, p *gotest.Package, total int) string {
+	score := fmt.Sprintf("%d/%d passed", p.Passed(), total)
+	skipped := 0
+	for _, t := range p.Tests {
+		if t.Status == gotest.Skip {
+			skipped++
+		}
+	}
+	if skipped > 0 {
+		score += fmt.Sprintf(", %d skipped", skipped)
+	}
+	if p.OK() && p.Passed()+skipped == total {
+		return s.Green(score)
+	}
+	return s.Red(score)
+}
+
+// notRun returns the stage's tests, in suite order, that the run of pkg
+// never reached.
+func notRun(docs []catalog.TestDoc, pkg *gotest.Package) []string {
+	var out []string
+	for _, d := range docs {
+		if !slices.ContainsFunc(pkg.Tests, func(t gotest.Test) bool { return t.Name == d.Name }) {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
+
+// crashCause says in a few words what killed the test binary, from what it
+// printed: a panic (in a goroutine the test's recover cannot reach), a
+// fatal runtime error, or nothing at all (os.Exit).
+func crashCause(t gotest.Test) string {
+	for _, l := range t.Output {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "panic: "):
+			return "a panic that no recover caught (it happened outside the test's goroutine, where the test cannot catch it: " + strings.TrimPrefix(l, "panic: ") + ")"
+		case strings.Contains(l, "stack overflow"), strings.Contains(l, "goroutine stack exceeds"):
+			return "a stack overflow: a function that calls itself without end"
+		case strings.Contains(l, "out of memory"):
+			return "it ran out of memory: state that grows without bound, or one huge allocation"
+		case strings.HasPrefix(l, "fatal error: "):
+			return "a fatal runtime error (" + strings.TrimPrefix(l, "fatal error: ") + ")"
+		}
+	}
+	return "it exited without a word while this test ran (os.Exit, or a signal): nothing after it ran"
+}
+
+// rerun is the go test command that re-runs one test by itself.
+func rerun(tags, test string, st catalog.Stage) string {
+	return fmt.Sprintf("go test -tags %s -run '^%s$' %s", tags, test, st.Package())
+}
+
+// StageRange names the stages of a run, lowest first whatever order they
+// ran in: "stage 01" or "stages 01–02".
+func StageRange(sts []catalog.Stage) string {
+	switch len(sts) {
+	case 0:
+		return "no stages"
+	case 1:
+		return fmt.Sprintf("stage %02d", sts[0].Number)
+	}
+	lo, hi := sts[0].Number, sts[0].Number
+	for _, st := range sts {
+		lo, hi = min(lo, st.Number), max(hi, st.Number)
+	}
+	return fmt.Sprintf("stages %02d–%02d", lo, hi)
+}
+
+func indent(text, prefix string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+func limitLines(lines []string, n int) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	return append(slices.Clone(lines[:n]), fmt.Sprintf("… %d more lines: run the re-run command to see them all", len(lines)-n))
+}
+
+// Changes prints, for de watch, the tests whose outcome changed since the
+// last run and the summary line, and reports whether everything passed.
+// Use it only for a run that reported every test (watch shows any other in
+// full, with Report).
+func (p *Printer) Changes(r *Run, target catalog.Stage, changes []watch.Change) bool {
+	s := p.Style
+	tests := map[string]struct {
+		st catalog.Stage
+		t  gotest.Test
+	}{}
+	passed, skipped, total := 0, 0, 0
+	for _, st := range r.Stages {
+		pkg := r.Result.Package(st.Package())
+		for _, t := range pkg.Tests {
+			tests[st.Ref()+" "+t.Name] = struct {
+				st catalog.Stage
+				t  gotest.Test
+			}{st, t}
+			total++
+			switch t.Status {
+			case gotest.Pass:
+				passed++
+			case gotest.Skip:
+				skipped++
+			}
+		}
+	}
+	if len(changes) == 0 {
+		p.printf("  %s\n", s.Dim("no test changed since the last run"))
+	}
+	for _, c := range changes {
+		switch {
+		case c.To == watch.Passed:
+			p.printf("  %s %s %s\n", s.Green("✓"), c.Test, s.Green("now passes"))
+		case c.To == watch.Failed:
+			x := tests[c.Test]
+			p.printf("  %s %s %s\n", s.Red("✗"), s.Bold(c.Test), s.Red("now fails"))
+			p.Failure(x.t, r.Tags, x.st)
+		default:
+			p.printf("  %s %s %s\n", s.Yellow("-"), c.Test, s.Dim("no longer runs (skipped or removed)"))
+		}
+	}
+	allOK := passed+skipped == total
+	counts := fmt.Sprintf("%d/%d passed", passed, total)
+	if skipped > 0 {
+		counts += fmt.Sprintf(", %d skipped", skipped)
+	}
+	summary := fmt.Sprintf("stage %d of %d — %s (%s, your lab/)", target.Number, len(p.Cat.Stages), counts, StageRange(r.Stages))
+	if allOK {
+		p.printf("%s\n%s\n", s.Green(s.Bold(summary)), p.NextStep(target))
+	} else {
+		p.printf("%s\n", s.Red(s.Bold(summary)))
+	}
+	return allOK
+}

@@ -1,0 +1,145 @@
+package testreport
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/flk-byo/course/internal/catalog"
+	"github.com/flk-byo/course/internal/gotest"
+	"github.com/flk-byo/course/internal/grade"
+	"github.com/flk-byo/course/internal/labpolicy"
+	"github.com/flk-byo/course/internal/watch"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from what the reports print")
+
+// fixture is a catalogue of two stages whose suites certify what their
+// doc comments say, for reports that do not change whenever a real card
+// or suite does.
+func fixture(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	fsys := fstest.MapFS{
+		"catalog.json": {Data: []byte(`{"format": 1, "course": "FLK-BYO", "title": "fixture", "stages": [
+			{"slug": "windows", "title": "Windows", "ready": true},
+			{"slug": "keyed", "title": "Keyed", "ready": true}]}`)},
+		"01-windows/a_test.go": {Data: []byte(`package windows
+// TestFires certifies that a window fires at its end.
+func TestFires(t *testing.T) {}
+// TestLate certifies that a late event goes to the side output.
+func TestLate(t *testing.T) {}
+// TestOrder certifies that one call's results are ordered.
+func TestOrder(t *testing.T) {}
+// TestSkipped certifies that nothing, and skips.
+func TestSkipped(t *testing.T) {}
+`)},
+		"02-keyed/b_test.go": {Data: []byte(`package keyed
+// TestRoutes certifies that a key goes to its worker.
+func TestRoutes(t *testing.T) {}
+// TestRaceFree certifies that workers share no state.
+func TestRaceFree(t *testing.T) {}
+`)},
+	}
+	cat, err := catalog.Load(fsys)
+	require.NoError(t, err)
+	return cat
+}
+
+func pkg(st catalog.Stage, tests ...gotest.Test) *gotest.Package {
+	return &gotest.Package{ImportPath: "github.com/flk-byo/course/" + st.Dir(), Tests: tests}
+}
+
+func pass(name string) gotest.Test { return gotest.Test{Name: name, Status: gotest.Pass} }
+
+// TestReports pins what de test and de watch print, case by case, against
+// testdata/<case>.golden (go test ./internal/testreport -update rewrites
+// them; read the diff before committing it).
+func TestReports(t *testing.T) {
+	cat := fixture(t)
+	st1, st2 := cat.Stages[0], cat.Stages[1]
+	both := []catalog.Stage{st2, st1} // current first
+	cases := []struct {
+		name   string
+		run    *Run
+		target catalog.Stage
+		watch  []watch.Change // a de watch report of what changed, instead of a full one
+		ok     bool
+	}{
+		{name: "all-pass", target: st2, ok: true, run: &Run{Tags: "lab", Stages: both, Result: &gotest.Result{Packages: []*gotest.Package{
+			pkg(st2, pass("TestRoutes"), pass("TestRaceFree")),
+			pkg(st1, pass("TestFires"), pass("TestLate"), pass("TestOrder"),
+				gotest.Test{Name: "TestSkipped", Status: gotest.Skip, Output: []string{"a_test.go:9: needs strace (Linux); CI runs it"}}),
+		}}}},
+		{name: "the-reference", target: st1, ok: true, run: &Run{Tags: "solution", Stages: both[1:], Result: &gotest.Result{Packages: []*gotest.Package{
+			pkg(st1, pass("TestFires"), pass("TestLate"), pass("TestOrder"), pass("TestSkipped")),
+		}}}},
+		{name: "failures", target: st1, run: &Run{Tags: "lab", Stages: both[1:], Result: &gotest.Result{Packages: []*gotest.Package{
+			pkg(st1, pass("TestFires"),
+				gotest.Test{Name: "TestLate", Status: gotest.Fail, Output: []string{"late_test.go:33: Late() = (none)", "    want [e2 b@9=2]"}},
+				gotest.Test{Name: "TestOrder", Status: gotest.Fail, NotImplemented: "TODO: sort the results"},
+				gotest.Test{Name: "TestSkipped", Status: gotest.Skip}),
+		}}}},
+		{name: "crash", target: st2, run: &Run{Tags: "lab", Stages: both, Result: &gotest.Result{Packages: []*gotest.Package{
+			pkg(st2, gotest.Test{Name: "TestRoutes", Status: gotest.Fail, Crashed: true,
+				Output: []string{"panic: boom in a goroutine", "goroutine 7 [running]:"},
+				Trace:  []string{"panic: boom in a goroutine", "where your code was (lab/):", "    github.com/flk-byo/course/lab.route.func1()", "        github.com/flk-byo/course/lab/stream.go:42"}}),
+			pkg(st1, pass("TestFires"), pass("TestLate"), pass("TestOrder"), pass("TestSkipped")),
+		}}}},
+		{name: "hang", target: st1, run: &Run{Tags: "lab", Stages: both[1:], Result: &gotest.Result{Packages: []*gotest.Package{
+			{ImportPath: "github.com/flk-byo/course/" + st1.Dir(), TimedOut: "test timed out after 1m0s", Tests: []gotest.Test{
+				pass("TestFires"),
+				{Name: "TestLate", Status: gotest.Fail, Hung: true, Trace: []string{"panic: test timed out after 1m0s", "where your code was (lab/):", "    github.com/flk-byo/course/lab.(*Processor).Process(...)", "        github.com/flk-byo/course/lab/windows.go:77"}},
+			}},
+		}}}},
+		{name: "compile-error", target: st2, run: &Run{Tags: "lab", Stages: both, Result: &gotest.Result{Packages: []*gotest.Package{
+			{ImportPath: "github.com/flk-byo/course/" + st2.Dir(), BuildError: "# github.com/flk-byo/course/lab\nlab/stream.go:3:1: syntax error: non-declaration statement outside function body"},
+			{ImportPath: "github.com/flk-byo/course/" + st1.Dir(), BuildError: "# github.com/flk-byo/course/lab\nlab/stream.go:3:1: syntax error: non-declaration statement outside function body"},
+		}}}},
+		{name: "lab-findings", target: st1, run: &Run{Tags: "lab", Stages: both[1:],
+			Findings: []grade.LabFinding{{Kind: labpolicy.Review, File: "lab/windows.go", Line: 12, Column: 2, What: "fmt.Println", Why: "writes to the test binary's standard output, where go test reads the results"}},
+			Result: &gotest.Result{Packages: []*gotest.Package{pkg(st1, pass("TestFires"), pass("TestLate"), pass("TestOrder"), pass("TestSkipped"))}}}},
+		{name: "go-errors", target: st1, run: &Run{Tags: "lab", Stages: both[1:], Result: &gotest.Result{
+			Errors: []string{"go: updates to go.mod needed; to update it:", "\tgo mod tidy"}}}},
+		{name: "watch-changes", target: st1, run: &Run{Tags: "lab", Stages: both[1:], Result: &gotest.Result{Packages: []*gotest.Package{
+			pkg(st1, pass("TestFires"), gotest.Test{Name: "TestLate", Status: gotest.Fail, Output: []string{"late_test.go:33: Late() = (none)"}}, pass("TestOrder"), pass("TestSkipped")),
+		}}}, watch: []watch.Change{
+			{Test: "FLK-BYO/01 TestFires", From: watch.Failed, To: watch.Passed},
+			{Test: "FLK-BYO/01 TestLate", From: watch.Passed, To: watch.Failed},
+			{Test: "FLK-BYO/01 TestGone", From: watch.Passed, To: watch.Other},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out bytes.Buffer
+			p := &Printer{W: &out, Cat: cat}
+			var ok bool
+			if c.watch != nil {
+				ok = p.Changes(c.run, c.target, c.watch)
+			} else {
+				ok = p.Report(c.run, c.target)
+			}
+			assert.Equal(t, c.ok, ok, "whether the report says everything passed")
+			golden := filepath.Join("testdata", c.name+".golden")
+			if *update {
+				require.NoError(t, os.WriteFile(golden, out.Bytes(), 0o644))
+				return
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err, "no golden file: go test ./internal/testreport -update")
+			assert.Equal(t, string(want), out.String(), "%s differs (go test ./internal/testreport -update rewrites it)", golden)
+		})
+	}
+}
+
+func TestStageRange(t *testing.T) {
+	cat := fixture(t)
+	assert.Equal(t, "no stages", StageRange(nil))
+	assert.Equal(t, "stage 01", StageRange(cat.Stages[:1]))
+	assert.Equal(t, "stages 01–02", StageRange([]catalog.Stage{cat.Stages[1], cat.Stages[0]}), "lowest first, whatever order they ran in")
+}
