@@ -103,7 +103,7 @@ func TestReports(t *testing.T) {
 		}}}},
 		{name: "lab-findings", target: st1, run: &Run{Tags: "lab", Stages: both[1:],
 			Findings: []grade.LabFinding{{Kind: labpolicy.Review, File: "lab/windows.go", Line: 12, Column: 2, What: "fmt.Println", Why: "writes to the test binary's standard output, where go test reads the results"}},
-			Result: &gotest.Result{Packages: []*gotest.Package{pkg(st1, pass("TestFires"), pass("TestLate"), pass("TestOrder"), pass("TestSkipped"))}}}},
+			Result:   &gotest.Result{Packages: []*gotest.Package{pkg(st1, pass("TestFires"), pass("TestLate"), pass("TestOrder"), pass("TestSkipped"))}}}},
 		{name: "go-errors", target: st1, run: &Run{Tags: "lab", Stages: both[1:], Result: &gotest.Result{
 			Errors: []string{"go: updates to go.mod needed; to update it:", "\tgo mod tidy"}}}},
 		{name: "watch-changes", target: st1, run: &Run{Tags: "lab", Stages: both[1:], Result: &gotest.Result{Packages: []*gotest.Package{
