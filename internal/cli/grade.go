@@ -45,15 +45,15 @@ Examples:
    de grade --stage 3 --format junit         stage 03 only, as JUnit XML
    de grade --stage 1 --format classroom -o classroom.json --min-score 0
    de grade --min-score 80% --course ../alice`,
-		Flags: []ucli.Flag{
+		Flags: append(timeoutFlags(2*time.Minute, time.Minute), []ucli.Flag{
 			&ucli.StringSliceFlag{Name: "stage", Usage: "grade stage `NN` (repeat or comma-separate for several) instead of the started ones"},
 			&ucli.BoolFlag{Name: "all", Usage: "grade every stage of the course"},
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "`text`, json, junit or classroom"},
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` (the text report still goes to stdout)"},
 			&ucli.StringFlag{Name: "min-score", Value: "100%", Usage: "exit 1 below this score: points (350) or a percentage of the graded stages' points (80%)"},
 			&ucli.StringFlag{Name: "course", Usage: "grade the course tree in `DIR` instead of the current folder's"},
-			timeoutFlag(2 * time.Minute), raceFlag("build every graded stage's suite with the race detector"),
-		},
+			raceFlag("build every graded stage's suite with the race detector"),
+		}...),
 		Action: func(c *ucli.Context) error {
 			format := c.String("format")
 			if !slices.Contains([]string{"text", "json", "junit", "classroom"}, format) {
@@ -146,7 +146,7 @@ func (e *env) grade(c *ucli.Context, format string) error {
 	}
 	r, err := grade.Run(c.Context, grade.Options{
 		Root: e.root, Catalog: e.cat, Stages: sts, Pristine: course.Files, Reference: course.Reference,
-		Race: race, Timeout: c.Duration("timeout"), OnTest: live.test,
+		Race: race, Timeout: c.Duration("timeout"), TestTimeout: c.Duration("test-timeout"), OnTest: live.test,
 	})
 	live.done()
 	if err != nil {

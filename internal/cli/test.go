@@ -31,8 +31,7 @@ environment, the same stages run against the reference solution instead.`,
 		Flags: append([]ucli.Flag{
 			&ucli.BoolFlag{Name: "solution", Usage: "test the reference solution instead of lab/"},
 			&ucli.StringFlag{Name: "stage", Usage: "test stages 01..`NN` instead of 01..current"},
-			timeoutFlag(60 * time.Second),
-		}, raceFlags()...),
+		}, slices.Concat(timeoutFlags(60*time.Second, 20*time.Second), raceFlags())...),
 		Action: func(c *ucli.Context) error {
 			e, err := loadEnv(io)
 			if err != nil {
@@ -42,17 +41,21 @@ environment, the same stages run against the reference solution instead.`,
 				solution: c.Bool("solution"),
 				stage:    c.String("stage"),
 				timeout:  c.Duration("timeout"),
+				testTime: c.Duration("test-timeout"),
 				race:     raceMode(c),
 			})
 		},
 	}
 }
 
-// timeoutFlag is --timeout, shared by de test, de watch and de grade: how
-// long a stage's test binary may run before its running test is reported
-// as hung.
-func timeoutFlag(def time.Duration) *ucli.DurationFlag {
-	return &ucli.DurationFlag{Name: "timeout", Value: def, Usage: "time allowed per stage before its running test is reported as hung"}
+// timeoutFlags are --timeout and --test-timeout, shared by de test, de
+// watch and de grade: how long a stage's test binary, and one of its
+// tests, may run before the running test is reported as hung.
+func timeoutFlags(stage, test time.Duration) []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.DurationFlag{Name: "timeout", Value: stage, Usage: "time allowed per stage before its running test is reported as hung"},
+		&ucli.DurationFlag{Name: "test-timeout", Value: test, Usage: "time allowed per test: a test running longer is stopped, reported as hung with where your code was, and the stage's other tests run without it (Linux; 0 turns it off)"},
+	}
 }
 
 // raceFlag is --race, shared by de test, de watch and de grade: usage says
@@ -85,7 +88,8 @@ type testOptions struct {
 	solution bool
 	stage    string
 	timeout  time.Duration
-	race     int // raceStages, raceAll or raceOff
+	testTime time.Duration // --test-timeout
+	race     int           // raceStages, raceAll or raceOff
 	// firstDone, when set, is called with the run so far as soon as the
 	// current stage's results are in, before the earlier stages run.
 	firstDone func(*testreport.Run)
@@ -145,7 +149,7 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 	defer live.done()
 	run.Result = &gotest.Result{}
 	for i, batch := range batches(run.Stages, race, o.race == raceAll) {
-		opts := gotest.Options{Dir: e.root, Tags: tags, Race: batch.race, Timeout: o.timeout, OnTest: live.test}
+		opts := gotest.Options{Dir: e.root, Tags: tags, Race: batch.race, Timeout: o.timeout, TestTimeout: o.testTime, OnTest: live.test}
 		for _, st := range batch.stages {
 			opts.Packages = append(opts.Packages, st.Package())
 		}

@@ -38,8 +38,7 @@ every --poll-interval.`,
 			&ucli.BoolFlag{Name: "poll", Usage: "check lab/ on an interval instead of using file-system events"},
 			&ucli.DurationFlag{Name: "poll-interval", Value: 500 * time.Millisecond, Usage: "how often --poll checks lab/"},
 			&ucli.DurationFlag{Name: "debounce", Value: 200 * time.Millisecond, Usage: "wait this long after the last change before re-running"},
-			timeoutFlag(60 * time.Second),
-		}, raceFlags()...),
+		}, slices.Concat(timeoutFlags(60*time.Second, 20*time.Second), raceFlags())...),
 		Action: func(c *ucli.Context) error {
 			e, err := loadEnv(io)
 			if err != nil {
@@ -65,7 +64,7 @@ every --poll-interval.`,
 			}
 			defer src.Close()
 			changes := watch.Debounce(src.Changes(), c.Duration("debounce"), time.After)
-			o := testOptions{timeout: c.Duration("timeout"), race: raceMode(c)}
+			o := testOptions{timeout: c.Duration("timeout"), testTime: c.Duration("test-timeout"), race: raceMode(c)}
 			run := func(ctx context.Context) (*testreport.Run, catalog.Stage, error) { return e.runTests(ctx, o) }
 			return e.watch(ctx, run, changes, readKeys(e.Stdin))
 		},

@@ -43,6 +43,13 @@ type Options struct {
 	Overlay  string        // -overlay file: files to replace or add for the build (a mutant, de bench's benchmarks)
 	Race     bool          // build with the race detector
 	Timeout  time.Duration // per test binary, i.e. per stage; 0 means go test's default
+	// TestTimeout, when set, is how long one top-level test may run (since
+	// it started or last continued). A test past it is stopped, its binary
+	// made to print its goroutines (SIGQUIT), and reported hung
+	// (Test.Stopped) with where its code was, long before Timeout would
+	// say so. Where the test binary cannot be found (not Linux) only
+	// Timeout applies.
+	TestTimeout time.Duration
 	Count    int           // -count; 0 leaves go test's default (and its result cache) alone
 	Env      []string      // extra environment, KEY=VALUE
 
@@ -73,6 +80,8 @@ type Test struct {
 	// overflow, running out of memory): the test never reported a result,
 	// and the tests after it never ran.
 	Crashed bool
+	// Stopped is set for a hung test stopped by Options.TestTimeout.
+	Stopped bool
 	// Trace is, for a crashed or hung test, the panic or fatal error and the
 	// stack frames of the learner's code (lab/) from the dump the binary
 	// printed: where the code was when it died or hung.
@@ -213,7 +222,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("go test: %w", err)
 	}
-	res, scanErr := Parse(stdout, o.Packages, o.OnTest)
+	h := newHandler(o.OnTest)
+	if o.TestTimeout > 0 {
+		stop := make(chan struct{})
+		defer close(stop)
+		go h.watch(cmd.Process.Pid, o.TestTimeout, stop)
+	}
+	res, scanErr := parseWith(stdout, o.Packages, h)
 	waitErr := cmd.Wait()
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%w: the test run was stopped before it finished, and every process it started with it", ErrInterrupted)
@@ -259,7 +274,7 @@ func RunPastCrashes(ctx context.Context, o Options, expected func(pattern string
 				}
 			}
 			if n := len(pkg.Tests); len(missing) > 0 && n > 0 && pkg.TimedOut == "" && pkg.Tests[n-1].Status == Fail &&
-				!slices.ContainsFunc(pkg.Tests, func(t Test) bool { return t.Crashed }) {
+				!slices.ContainsFunc(pkg.Tests, func(t Test) bool { return t.Crashed || t.Stopped }) {
 				// The binary ended right after a failed test, with tests
 				// still to run: a panic in the test's own goroutine, which
 				// the testing package reports as a failure before it dies.
@@ -267,7 +282,7 @@ func RunPastCrashes(ctx context.Context, o Options, expected func(pattern string
 				pkg.Tests[n-1].Trace = LabTrace(pkg.Tests[n-1].Output)
 			}
 			for _, t := range pkg.Tests {
-				if t.Crashed {
+				if t.Crashed || t.Stopped {
 					crashed = append(crashed, t.Name)
 				}
 			}
@@ -300,7 +315,10 @@ func RunPastCrashes(ctx context.Context, o Options, expected func(pattern string
 // packages matching patterns, in pattern order. onTest, when not nil, is
 // called as each top-level test ends.
 func Parse(stream io.Reader, patterns []string, onTest func(pkg string, t Test)) (*Result, error) {
-	h := &handler{build: map[string]*strings.Builder{}, onTest: onTest}
+	return parseWith(stream, patterns, newHandler(onTest))
+}
+
+func parseWith(stream io.Reader, patterns []string, h *handler) (*Result, error) {
 	execution, err := testjson.ScanTestOutput(testjson.ScanConfig{
 		Stdout:                   stream,
 		Handler:                  h,
@@ -325,11 +343,67 @@ type handler struct {
 	build  map[string]*strings.Builder // import path → compiler output
 	stray  strings.Builder             // non-JSON lines on stdout
 	onTest func(pkg string, t Test)
+
+	// For Options.TestTimeout: since when each running top-level test has
+	// run (by package, then test), and the test stopped in each package.
+	running map[string]map[string]time.Time
+	stopped map[string]stoppedTest
+}
+
+// stoppedTest is a test stopped by the per-test limit.
+type stoppedTest struct {
+	name  string
+	limit time.Duration
+}
+
+func newHandler(onTest func(pkg string, t Test)) *handler {
+	return &handler{build: map[string]*strings.Builder{}, onTest: onTest,
+		running: map[string]map[string]time.Time{}, stopped: map[string]stoppedTest{}}
+}
+
+// watch stops, every time a top-level test has run longer than limit, the
+// test binary of its package (SIGQUIT: it prints every goroutine's stack
+// and exits), until stop is closed. The go command's process group is
+// pgid.
+func (h *handler) watch(pgid int, limit time.Duration, stop <-chan struct{}) {
+	tick := time.NewTicker(limit / 20)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-tick.C:
+			h.mu.Lock()
+			for pkg, tests := range h.running {
+				if _, done := h.stopped[pkg]; done {
+					continue
+				}
+				for name, since := range tests {
+					if now.Sub(since) > limit && quitTestBinary(pgid, pkg) {
+						h.stopped[pkg] = stoppedTest{name: name, limit: limit}
+						break
+					}
+				}
+			}
+			h.mu.Unlock()
+		}
+	}
 }
 
 func (h *handler) Event(e testjson.TestEvent, _ *testjson.Execution) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if e.Test != "" && !strings.Contains(e.Test, "/") {
+		if h.running[e.Package] == nil {
+			h.running[e.Package] = map[string]time.Time{}
+		}
+		switch {
+		case e.Action == testjson.ActionRun || e.Action == testjson.ActionCont:
+			h.running[e.Package][e.Test] = time.Now()
+		case e.Action == testjson.ActionPause || e.Action.IsTerminal():
+			delete(h.running[e.Package], e.Test)
+		}
+	}
 	switch {
 	case e.Action == testjson.ActionBuild:
 		path, _, _ := strings.Cut(e.ImportPath, " ")
@@ -401,7 +475,13 @@ func collect(ex *testjson.Execution, patterns []string, h *handler) *Result {
 			if tc.Test.IsSubTest() {
 				continue
 			}
-			t := newTest(pkg, tc, cases, hung[tc.Test.Name()])
+			st, stopped := h.stopped[path]
+			stopped = stopped && st.name == tc.Test.Name()
+			t := newTest(pkg, tc, cases, hung[tc.Test.Name()] || stopped)
+			if stopped {
+				t.Stopped, t.Crashed = true, false
+				p.TimedOut = fmt.Sprintf("ran longer than the %v a test may take (--test-timeout) and was stopped", st.limit)
+			}
 			if t.Hung && len(t.Trace) == 0 {
 				// The timeout's goroutine dump is the package's output.
 				t.Trace = LabTrace(strings.Split(pkgOut.String(), "\n"))
@@ -479,7 +559,7 @@ func LabTrace(lines []string) []string {
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
 		switch {
-		case strings.HasPrefix(t, "panic: "), strings.HasPrefix(t, "fatal error: "):
+		case strings.HasPrefix(t, "panic: "), strings.HasPrefix(t, "fatal error: "), strings.HasPrefix(t, "SIGQUIT: quit"):
 			if len(head) < 3 {
 				head = append(head, t)
 			}

@@ -109,14 +109,15 @@ type TestResult struct {
 
 // Options describe one grading run.
 type Options struct {
-	Root      string           // the student's course root
-	Catalog   *catalog.Catalog // the pristine catalogue: stages, points, the tests each suite must report
-	Stages    []catalog.Stage  // the stages to grade
-	Pristine  fs.FS            // the pristine files (the root package's Files)
-	Reference fs.FS            // the reference's files (the root package's Reference)
-	Race      bool             // build with the race detector
-	Timeout   time.Duration    // per stage
-	OnTest    func(pkg string, t gotest.Test)
+	Root        string           // the student's course root
+	Catalog     *catalog.Catalog // the pristine catalogue: stages, points, the tests each suite must report
+	Stages      []catalog.Stage  // the stages to grade
+	Pristine    fs.FS            // the pristine files (the root package's Files)
+	Reference   fs.FS            // the reference's files (the root package's Reference)
+	Race        bool             // build with the race detector
+	Timeout     time.Duration    // per stage
+	TestTimeout time.Duration    // per test (Linux): a test running longer is stopped and reported hung
+	OnTest      func(pkg string, t gotest.Test)
 }
 
 // Run grades the tree. It returns an error only when grading itself could
@@ -136,7 +137,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	opts := gotest.Options{
-		Dir: o.Root, Tags: "lab", Race: o.Race, Timeout: o.Timeout, OnTest: o.OnTest,
+		Dir: o.Root, Tags: "lab", Race: o.Race, Timeout: o.Timeout, TestTimeout: o.TestTimeout, OnTest: o.OnTest,
 		// A go.work or vendor/ folder in the student's tree could swap the
 		// code the suites link; grade the module as go.mod describes it.
 		Env: []string{"GOWORK=off", "GOFLAGS=" + strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=readonly")},

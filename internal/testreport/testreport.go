@@ -120,7 +120,10 @@ func (p *Printer) Stage(run *Run, st catalog.Stage) {
 			if cert != "" {
 				p.printf("      %s %s\n", s.Dim("certifies:"), cert)
 			}
-			if t.Hung {
+			switch {
+			case t.Stopped:
+				p.printf("      %s\n", s.Red(fmt.Sprintf("hung: it %s — look for a loop or a channel nobody closes", pkg.TimedOut)))
+			case t.Hung:
 				p.printf("      %s\n", s.Red(fmt.Sprintf("hung: still running when the stage %s — look for a loop or a channel nobody closes", pkg.TimedOut)))
 			}
 			if t.Crashed {
@@ -135,7 +138,7 @@ func (p *Printer) Stage(run *Run, st catalog.Stage) {
 			switch {
 			case crashed != "":
 				why = "the test binary died in " + crashed + " (above)"
-			case pkg.TimedOut != "":
+			case pkg.TimedOut != "" && !slices.ContainsFunc(pkg.Tests, func(t gotest.Test) bool { return t.Stopped }):
 				why = "the stage " + pkg.TimedOut
 			case pkg.BuildError != "":
 				why = "the suite does not compile"
