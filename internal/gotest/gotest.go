@@ -50,8 +50,8 @@ type Options struct {
 	// say so. Where the test binary cannot be found (not Linux) only
 	// Timeout applies.
 	TestTimeout time.Duration
-	Count    int           // -count; 0 leaves go test's default (and its result cache) alone
-	Env      []string      // extra environment, KEY=VALUE
+	Count       int      // -count; 0 leaves go test's default (and its result cache) alone
+	Env         []string // extra environment, KEY=VALUE
 
 	// OnTest, when set, is called as each top-level test ends, for live progress.
 	OnTest func(pkg string, t Test)
