@@ -84,8 +84,11 @@ type sessionJob struct {
 // events are side output and are not written. After the last arrival it
 // Flushes, writes and takes a final checkpoint.
 //
-// Checkpoints follow stage 05's protocol and report the same steps to
-// cfg.OnStep. Invalid input is an error before anything is written: a nil
+// Checkpoints follow stage 05's protocol, with its storage (output and
+// storeCheckpoint in job.go): numbered 1, 2, … from a fresh start, stored
+// durably and atomically before their transactions are committed, so that
+// whatever a crash, a torn write or a power loss leaves, a restart finishes
+// exactly once. They report the same steps to cfg.OnStep. Invalid input is an error before anything is written: a nil
 // clock, an empty Dir, EmitInterval ≤ 0, an invalid WatermarkConfig or
 // SessionConfig, an arrival on a partition outside [0, Partitions) or
 // earlier than the one before it.
