@@ -220,7 +220,9 @@ func (j *sessionJob) advanceClock(t time.Time) {
 
 // emit hands the combined watermark to the session processor, writes what
 // fires, and checkpoints, so that it is committed now and not one interval
-// later.
+// later. It does so at every emission, events or not: idleness is
+// processing time, and once every partition is idle the watermark jumps to
+// the highest partition watermark with the clock alone.
 func (j *sessionJob) emit() error {
 	if err := j.write(j.sp.AdvanceWatermark(j.wms.Current())); err != nil {
 		return err

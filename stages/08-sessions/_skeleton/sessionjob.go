@@ -48,8 +48,10 @@ type SessionJobConfig struct {
 // Run, in processing time:
 //
 //   - Emissions happen at epoch + k·EmitInterval for k = 1, 2, …: advance
-//     the clock there, hand Watermarks.Current() to AdvanceWatermark, write
-//     every result it returns, then take a checkpoint (which commits them).
+//     the clock there, hand Watermarks.Current() to AdvanceWatermark (at
+//     every emission, whether an event came since the last one or not:
+//     idleness moves the watermark with the clock alone), write every
+//     result it returns, then take a checkpoint (which commits them).
 //     After a restart, the emission times up to the clock's reading at
 //     start already passed: they are skipped, not made up.
 //   - Arrival i is read at epoch + At: emit first at every emission time up
