@@ -88,10 +88,12 @@ type sessionJob struct {
 // storeCheckpoint in job.go): numbered 1, 2, … from a fresh start, stored
 // durably and atomically before their transactions are committed, so that
 // whatever a crash, a torn write or a power loss leaves, a restart finishes
-// exactly once. They report the same steps to cfg.OnStep. Invalid input is an error before anything is written: a nil
-// clock, an empty Dir, EmitInterval ≤ 0, an invalid WatermarkConfig or
-// SessionConfig, an arrival on a partition outside [0, Partitions) or
-// earlier than the one before it.
+// exactly once. They report the same steps to cfg.OnStep.
+//
+// Invalid input is an error before anything is written: a nil clock, an
+// empty Dir, EmitInterval ≤ 0, an invalid WatermarkConfig or SessionConfig,
+// an arrival on a partition outside [0, Partitions) or earlier than the one
+// before it.
 func RunSessionJob(cfg SessionJobConfig, arrivals []Arrival, clock *kit.ManualClock) error {
 	if err := checkSessionJob(cfg, arrivals, clock); err != nil {
 		return err

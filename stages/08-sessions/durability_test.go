@@ -35,10 +35,10 @@ import (
 // Each case gives the job's child process a file size limit: the first
 // write that grows a file in Dir past it writes up to the limit, and the
 // kernel kills the process there (SIGXFSZ). Until the first session closes
-// nothing but the job's checkpoints grows, so a limit below the size they
-// reach by then tears one of them: a checkpoint written in place, instead
-// of to a temporary file renamed into place, is torn this way, and the
-// restart cannot read it. The restart comes ten minutes after the last
+// the job writes no result, so a limit below the size its files reach by
+// then tears what it stores at a checkpoint: a checkpoint written in place,
+// instead of to a temporary file renamed into place, is torn this way, and
+// the restart cannot read it. The restart comes ten minutes after the last
 // arrival.
 func TestSessionJobSurvivesTornWrites(t *testing.T) {
 	defer suite.Recover(t)
