@@ -84,11 +84,16 @@ type sessionJob struct {
 // events are side output and are not written. After the last arrival it
 // Flushes, writes and takes a final checkpoint.
 //
-// Checkpoints follow stage 05's protocol and report the same steps to
-// cfg.OnStep. Invalid input is an error before anything is written: a nil
-// clock, an empty Dir, EmitInterval ≤ 0, an invalid WatermarkConfig or
-// SessionConfig, an arrival on a partition outside [0, Partitions) or
-// earlier than the one before it.
+// Checkpoints follow stage 05's protocol, with its storage (output and
+// storeCheckpoint in job.go): numbered 1, 2, … from a fresh start, stored
+// durably and atomically before their transactions are committed, so that
+// whatever a crash, a torn write or a power loss leaves, a restart finishes
+// exactly once. They report the same steps to cfg.OnStep.
+//
+// Invalid input is an error before anything is written: a nil clock, an
+// empty Dir, EmitInterval ≤ 0, an invalid WatermarkConfig or SessionConfig,
+// an arrival on a partition outside [0, Partitions) or earlier than the one
+// before it.
 func RunSessionJob(cfg SessionJobConfig, arrivals []Arrival, clock *kit.ManualClock) error {
 	if err := checkSessionJob(cfg, arrivals, clock); err != nil {
 		return err
@@ -217,7 +222,9 @@ func (j *sessionJob) advanceClock(t time.Time) {
 
 // emit hands the combined watermark to the session processor, writes what
 // fires, and checkpoints, so that it is committed now and not one interval
-// later.
+// later. It does so at every emission, events or not: idleness is
+// processing time, and once every partition is idle the watermark jumps to
+// the highest partition watermark with the clock alone.
 func (j *sessionJob) emit() error {
 	if err := j.write(j.sp.AdvanceWatermark(j.wms.Current())); err != nil {
 		return err

@@ -3,17 +3,15 @@
 package twophase
 
 import (
-	"encoding/json"
-	"errors"
+	"bytes"
+	"encoding/gob"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/flk-byo/course/internal/crashfs"
@@ -246,7 +244,7 @@ func (p crashPoint) describe(o oracle, restored int) string {
 // in a torn write past k bytes.
 const (
 	jobChildRole = "2pc-job"
-	specEnv      = "FLK_2PC_SPEC"  // path of the jobSpec, as JSON
+	specEnv      = "FLK_2PC_SPEC"  // path of the jobSpec, gob-encoded
 	dirEnv       = "FLK_2PC_DIR"   // the job's Dir
 	crashEnv     = "FLK_2PC_CRASH" // "<step> <k>", or empty: run to the end
 )
@@ -274,7 +272,7 @@ func runJobChild(t *testing.T) {
 		t.Fatalf("child: read the job spec: %v", err)
 	}
 	var spec jobSpec
-	if err := json.Unmarshal(data, &spec); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&spec); err != nil {
 		t.Fatalf("child: decode the job spec: %v", err)
 	}
 	var crashStep Step
@@ -302,35 +300,12 @@ func runJobChild(t *testing.T) {
 		}
 		if seen++; seen == crashAt {
 			fmt.Fprintf(os.Stderr, "child: SIGKILL at %s #%d (checkpoint id %d)\n", step, seen, id)
-			kill()
+			suite.KillSelf()
 		}
 	}
 	if err := RunJob(spec.config(os.Getenv(dirEnv), onStep), spec.Source); err != nil {
 		t.Fatalf("RunJob = %v, want nil", err)
 	}
-}
-
-// kill sends SIGKILL to this process (os.Process.Kill is SIGKILL on Unix)
-// and never returns: the process dies before its next instruction.
-func kill() {
-	p, err := os.FindProcess(os.Getpid())
-	if err == nil {
-		err = p.Kill()
-	}
-	if err != nil {
-		panic("child: cannot SIGKILL itself: " + err.Error())
-	}
-	select {}
-}
-
-// killedBySIGKILL reports whether a child's error says it died of SIGKILL.
-func killedBySIGKILL(err error) bool {
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
-		return false
-	}
-	ws, ok := ee.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
 
 // crashRun is a job run as child processes: one killed at each point of
@@ -346,15 +321,17 @@ type crashRun struct {
 }
 
 // writeSpec writes spec to a file for the child processes and returns the
-// environment that hands it, and dir as the job's Dir, to a child.
+// environment that hands it, and dir as the job's Dir, to a child. The file
+// is gob, not JSON, which would replace the invalid UTF-8 of awkward keys
+// and IDs.
 func writeSpec(t *testing.T, spec jobSpec) func(dir string) []string {
 	t.Helper()
-	specFile := filepath.Join(t.TempDir(), "spec.json")
-	data, err := json.Marshal(spec)
-	if err != nil {
+	specFile := filepath.Join(t.TempDir(), "spec.gob")
+	var data bytes.Buffer
+	if err := gob.NewEncoder(&data).Encode(spec); err != nil {
 		t.Fatalf("suite bug: %v", err)
 	}
-	if err := os.WriteFile(specFile, data, 0o644); err != nil {
+	if err := os.WriteFile(specFile, data.Bytes(), 0o644); err != nil {
 		t.Fatalf("suite bug: %v", err)
 	}
 	return func(dir string) []string { return []string{specEnv + "=" + specFile, dirEnv + "=" + dir} }
@@ -380,7 +357,7 @@ func runWithCrashes(t *testing.T, spec jobSpec, o oracle, plan []crashPoint) *cr
 		where := p.describe(o, restored)
 		out, err := suite.RunChild(cr.test, jobChildRole, append(env, fmt.Sprintf("%s=%s %d", crashEnv, p.Step, k))...)
 		switch {
-		case p.Step != tornWrite && killedBySIGKILL(err), p.Step == tornWrite && suite.DiedAtFileSize(err):
+		case p.Step != tornWrite && suite.KilledBySIGKILL(err), p.Step == tornWrite && suite.DiedAtFileSize(err):
 		case err == nil && p.Step == tornWrite:
 			t.Fatalf("run %d was to die in a write that grew a file in Dir past %d bytes, but it ran to the end: the uninterrupted run\n"+
 				"left a larger file, so this run wrote other files than that one.\nrun so far:\n%s\nchild output:\n%s",
@@ -391,8 +368,8 @@ func runWithCrashes(t *testing.T, spec jobSpec, o oracle, plan []crashPoint) *cr
 				"(see TestJobFollowsCheckpointProtocol).\nrun so far:\n%s\nchild output:\n%s",
 				i+1, where, p.Step, k, cr.history(), out)
 		default:
-			t.Fatalf("run %d was to be killed %s, but the job failed first (%v).\nrun so far:\n%s\nchild output:\n%s",
-				i+1, where, err, cr.history(), out)
+			t.Fatalf("run %d was to be killed %s, but the job failed first: the child %s.\nrun so far:\n%s\nchild output:\n%s",
+				i+1, where, suite.DescribeExit(err), cr.history(), out)
 		}
 		cr.story = append(cr.story, fmt.Sprintf("run %d: killed %s", i+1, where))
 		restored = p.restoredAfter(o)
@@ -406,8 +383,8 @@ func runWithCrashes(t *testing.T, spec jobSpec, o oracle, plan []crashPoint) *cr
 				"rename is atomic, a write is not), keep the previous checkpoint until the new one is in place, and treat a\n" +
 				"transaction that was never pre-committed as aborted, whatever is left of it."
 		}
-		t.Fatalf("run %d (restarted, no crash): RunJob failed (%v); a restart after a crash must recover and finish.%s\nrun so far:\n%s\nchild output:\n%s",
-			len(plan)+1, err, hint, cr.history(), out)
+		t.Fatalf("run %d (restarted, no crash) failed: the child %s; a restart after a crash must recover and finish.%s\nrun so far:\n%s\nchild output:\n%s",
+			len(plan)+1, suite.DescribeExit(err), hint, cr.history(), out)
 	}
 	cr.story = append(cr.story, fmt.Sprintf("run %d: restarted, no crash, ran to the end", len(plan)+1))
 	t.Cleanup(func() {

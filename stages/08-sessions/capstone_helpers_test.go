@@ -5,6 +5,7 @@ package sessions
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -277,6 +278,11 @@ func fmtAt(from int64, at time.Duration) string {
 	return fmt.Sprintf("%s (+%v)", clockOf(from+at.Milliseconds()), at)
 }
 
+// fmtEvent renders an event with its timestamp as a time of day.
+func fmtEvent(e kit.Event) string {
+	return fmt.Sprintf("%s (%s at %s, value %d)", e.ID, e.Key, clockOf(e.TS), e.Value)
+}
+
 // fmtSession renders a session with its bounds as times of day.
 func fmtSession(r kit.Result) string {
 	return fmt.Sprintf("%s [%s, %s) count=%d sum=%d", r.Key, clockOf(r.Start), clockOf(r.End), r.Count, r.Sum)
@@ -408,4 +414,132 @@ func partitionOf(sc scenario, key string) int {
 		}
 	}
 	return -1
+}
+
+// allIdle is the replay of the all-idle test: the capstone's source from
+// 01:30 to 02:40 in which APAC's data stops at 02:25, while its connector,
+// stuck, goes on redelivering its last event every 30 s (at-least-once
+// retries) until after US has stopped. So APAC stays active with the lower
+// watermark and holds the combined one at its own. Its last redelivery is
+// 30 s or so before an emission time: at that emission APAC is still
+// active; at the next every partition is idle, and the watermark jumps to
+// US's. Twenty minutes later two stragglers come on APAC, behind the new
+// watermark.
+type allIdle struct {
+	sc         scenario
+	wms        map[int]int64 // each partition's final watermark, stragglers apart
+	highest    int64         // the highest of them, US's
+	resendFrom time.Duration // APAC's first redelivery of its last event
+	allIdleAt  time.Duration // every partition is idle after this moment: APAC's last redelivery + IdleTimeout
+	stragglers time.Duration // when the stragglers arrive: the last arrivals, then Flush
+	lastCall   kit.Event     // an APAC event whose session ends 30 s before highest
+	correction kit.Event     // a straggler that merges with lastCall's session, fired but within lateness: a correction
+	late       kit.Event     // a straggler whose own session expired at highest: side output
+}
+
+// The all-idle replay's timing: APAC's last event (event time), its
+// connector's retry interval, and the wait for the stragglers (processing
+// time).
+const (
+	apacStops     = 2*hour + 25*minute
+	resendEvery   = 30 * time.Second
+	stragglerWait = 20 * time.Minute
+)
+
+// apacPartition is APAC's partition.
+var apacPartition = regions[2].partition
+
+// newAllIdle builds the all-idle replay from rnd.
+func newAllIdle(rnd *rand.Rand) allIdle {
+	base := newScenario(rnd, 90*minute, 2*hour+40*minute, capstoneMaxDelay)
+	ai := allIdle{sc: scenario{from: base.from, until: base.until, maxDelay: base.maxDelay}, wms: map[int]int64{}}
+	for _, a := range base.arrivals {
+		if a.Partition == apacPartition && a.Event.TS >= apacStops {
+			continue
+		}
+		ai.sc.arrivals = append(ai.sc.arrivals, a)
+		ai.wms[a.Partition] = max(ai.wms[a.Partition], a.Event.TS-capstoneOOO)
+	}
+	ai.highest = slices.Max(slices.Collect(maps.Values(ai.wms)))
+	ts := ai.highest - capstoneGap - 30*second
+	ai.lastCall = kit.Event{ID: "apac-last-call", Key: "apac-last-call", TS: ts, Value: 1 + rnd.Int64N(10)}
+	ai.sc.arrivals = append(ai.sc.arrivals, Arrival{Partition: apacPartition, At: ai.sc.at(ts), Event: ai.lastCall})
+	slices.SortStableFunc(ai.sc.arrivals, func(a, b Arrival) int { return cmp.Compare(a.At, b.At) })
+
+	// From the first delivery of APAC's last event on, the connector
+	// redelivers it every resendEvery, until a redelivery after everything
+	// else comes 15 to 45 s before an emission time (a multiple of
+	// EmitInterval since the epoch): four retries span an interval, so one
+	// of them does.
+	lastAt := ai.sc.arrivals[len(ai.sc.arrivals)-1].At
+	var apacLast Arrival
+	seen := map[string]bool{}
+	for _, a := range ai.sc.arrivals {
+		if a.Partition == apacPartition && !seen[a.Event.ID] {
+			apacLast = a
+		}
+		seen[a.Event.ID] = true
+	}
+	ai.resendFrom = apacLast.At + resendEvery
+	for at := ai.resendFrom; ; at += resendEvery {
+		ai.sc.arrivals = append(ai.sc.arrivals, Arrival{Partition: apacPartition, At: at, Event: apacLast.Event})
+		if toTick := capstoneEmit - at%capstoneEmit; at > lastAt && toTick >= 15*time.Second && toTick <= 45*time.Second {
+			ai.allIdleAt = at + capstoneIdle
+			break
+		}
+	}
+	slices.SortStableFunc(ai.sc.arrivals, func(a, b Arrival) int { return cmp.Compare(a.At, b.At) })
+
+	ai.stragglers = ai.allIdleAt + stragglerWait
+	ai.correction = kit.Event{ID: "apac-straggler-1", Key: ai.lastCall.Key, TS: ts - minute, Value: 1 + rnd.Int64N(10)}
+	ai.late = kit.Event{ID: "apac-straggler-2", Key: "apac-straggler", TS: ai.highest - capstoneGap - 5*minute, Value: 1 + rnd.Int64N(10)}
+	for _, e := range []kit.Event{ai.correction, ai.late} {
+		ai.sc.arrivals = append(ai.sc.arrivals, Arrival{Partition: apacPartition, At: ai.stragglers, Event: e})
+	}
+	return ai
+}
+
+// events returns the events of the replay up to the stragglers, and with
+// them all but the late one: what the sessions are made of before the
+// stragglers, and at the end.
+func (ai allIdle) events() (beforeStragglers, counted []kit.Event) {
+	all := ai.sc.events()
+	n := len(all) - 2
+	return all[:n], append(slices.Clone(all[:n]), ai.correction)
+}
+
+// timeline renders what the replay does around the jump: each partition
+// with data, its last arrival and watermark, when every partition is idle,
+// and the stragglers.
+func (ai allIdle) timeline() string {
+	var lines []string
+	for _, rg := range regions {
+		var last Arrival
+		for _, a := range ai.sc.arrivals[:len(ai.sc.arrivals)-2] {
+			if a.Partition == rg.partition {
+				last = a
+			}
+		}
+		line := fmt.Sprintf("  %-4s (partition %d): last arrival at %s, watermark %s (its latest event − 30 s)",
+			rg.name, rg.partition, fmtAt(ai.sc.from, last.At), clockOf(ai.wms[rg.partition]))
+		if rg.partition == apacPartition {
+			line += fmt.Sprintf(";\n       no event after %s, but from %s on its connector redelivers %s every %v",
+				clockOf(apacStops), fmtAt(ai.sc.from, ai.resendFrom), last.Event.ID, resendEvery)
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines,
+		"  the five other partitions never deliver: idle after the first minute",
+		fmt.Sprintf("  every partition idle after %s: the watermark jumps from apac's %s to the highest,\n"+
+			"       us's %s, at the first emission after that, by %s", fmtAt(ai.sc.from, ai.allIdleAt),
+			clockOf(ai.wms[apacPartition]), clockOf(ai.highest), fmtAt(ai.sc.from, ai.allIdleAt+capstoneEmit)),
+		fmt.Sprintf("  at %s two stragglers on apac, the last arrivals, then Flush and the final checkpoint:\n"+
+			"       %s: it extends %s's session [%s, %s),\n"+
+			"           fired and within the minute of lateness: a correction\n"+
+			"       %s: its own session [%s, %s) expired at\n"+
+			"           watermark %s: side output",
+			fmtAt(ai.sc.from, ai.stragglers), fmtEvent(ai.correction), ai.lastCall.Key, clockOf(ai.lastCall.TS),
+			clockOf(ai.lastCall.TS+capstoneGap), fmtEvent(ai.late), clockOf(ai.late.TS), clockOf(ai.late.TS+capstoneGap),
+			clockOf(ai.highest)))
+	return strings.Join(lines, "\n")
 }

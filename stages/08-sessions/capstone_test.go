@@ -301,3 +301,99 @@ func TestQuietPartitionsHoldSessionsOpenWithoutIdleness(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionJobClosesSessionsWhenAllPartitionsAreIdle certifies that once every partition is idle the job's watermark jumps to the highest partition watermark: the sessions ending at or before it are committed within EmitInterval of that moment, those of the partition that went idle last, with the lowest watermark, included, not held until the final Flush; a session ending after it waits for the final checkpoint; and events that partition sends later behind the new watermark are late, a correction within AllowedLateness, side output beyond.
+//
+// APAC's data stops at 02:25, but its connector goes on redelivering its
+// last event every 30 s until after US (data until 02:40) has stopped: APAC
+// stays active with the lower watermark and holds the combined one at its
+// own. A minute after its last redelivery every partition is idle. Holding
+// the watermark then, where the last active partition left it, would keep
+// every session between APAC's watermark and US's open until the end of the
+// input: the answer would depend on the order in which the partitions
+// stopped. The jump comes with the clock alone, at an emission with no
+// event since the one before.
+func TestSessionJobClosesSessionsWhenAllPartitionsAreIdle(t *testing.T) {
+	defer suite.Recover(t)
+	t.Parallel() // its time goes to fsync: let the jobs of these tests wait together
+	ai := newAllIdle(suite.Rand(t))
+	before, counted := ai.events()
+	first := batchSessions(before, capstoneGap) // the sessions before the stragglers
+	jumped := 0                                 // of those, the ones only the jump closes
+	apacJumped := false
+	for _, s := range first {
+		if s.End > ai.wms[apacPartition] && s.End <= ai.highest {
+			jumped++
+			apacJumped = apacJumped || partitionOf(ai.sc, s.Key) == apacPartition
+		}
+	}
+	last := ai.sc.arrivals[len(ai.sc.arrivals)-3] // the last before the stragglers
+	if last.Partition != apacPartition || ai.wms[apacPartition] >= ai.highest || jumped < 10 || !apacJumped {
+		t.Fatalf("suite bug: the last arrival before the stragglers is on partition %d, APAC's watermark is %s and the highest %s,\n"+
+			"and %d sessions end between them (APAC's among them: %v)", last.Partition, clockOf(ai.wms[apacPartition]),
+			clockOf(ai.highest), jumped, apacJumped)
+	}
+
+	cfg := capstoneConfig(t.TempDir(), capstoneIdle)
+	run, err := runJob(cfg, ai.sc.arrivals, kit.NewManualClock(jobEpoch(ai.sc.from)), jobEpoch(ai.sc.from))
+	if err != nil {
+		t.Fatalf("RunSessionJob = %v, want nil\n%s", err, ai.timeline())
+	}
+	committed, err := ReadCommitted(cfg.Dir)
+	if err != nil {
+		t.Fatalf("ReadCommitted after RunSessionJob = %v, want the committed results", err)
+	}
+	txns, problem := committedTxns([]jobRun{run}, committed)
+	if problem == "" && len(txns) == 0 {
+		problem = "the run stored no checkpoint; the job checkpoints at every emission and after Flush"
+	}
+	if problem == "" {
+		var since map[kit.Result]time.Duration
+		if since, problem = visibleSince(txns); problem == "" {
+			checkAllIdleCommits(t, ai, first, since, txns[len(txns)-1].visibleAt)
+		}
+	}
+	if problem != "" {
+		t.Fatalf("following the commits of the run: %s", problem)
+	}
+	why := "Every partition idle, the watermark is the highest partition watermark (stage 7), so an event behind it is\n" +
+		"judged against it: one that extends a fired session within AllowedLateness corrects it (a retraction, then\n" +
+		"the update), one whose session expired goes to the side output and is never written.\n\n" + ai.timeline()
+	checkCommitted(t, cfg.Dir, "after the stragglers and the final Flush", batchSessions(counted, capstoneGap), why)
+}
+
+// checkAllIdleCommits fails t for every session of first, the sessions
+// before ai's stragglers, that the job did not commit when it should have:
+// by ai.allIdleAt + EmitInterval if it ends at or before the highest
+// partition watermark, at the final checkpoint (final) if it ends after.
+// since says when each became visible.
+func checkAllIdleCommits(t *testing.T, ai allIdle, first []kit.Result, since map[kit.Result]time.Duration, final time.Duration) {
+	t.Helper()
+	by := ai.allIdleAt + capstoneEmit
+	var late []string
+	for _, s := range first {
+		at, ok := since[s]
+		committed := "never committed as such"
+		if ok {
+			committed = "committed at " + fmtAt(ai.sc.from, at)
+		}
+		switch {
+		case s.End <= ai.highest && (!ok || at > by):
+			late = append(late, fmt.Sprintf("  %s (partition %d): %s, want by %s", fmtSession(s), partitionOf(ai.sc, s.Key),
+				committed, fmtAt(ai.sc.from, by)))
+		case s.End > ai.highest && at != final:
+			late = append(late, fmt.Sprintf("  %s (partition %d): %s, want it only at the final checkpoint, at %s",
+				fmtSession(s), partitionOf(ai.sc, s.Key), committed, fmtAt(ai.sc.from, final)))
+		}
+	}
+	if len(late) > 0 {
+		t.Errorf("%d sessions were committed at the wrong time, for example:\n%s\n\n"+
+			"Once every partition is idle, the combined watermark is the highest partition watermark, here US's %s,\n"+
+			"whatever the order in which the partitions stopped: each has promised no event at or below its own\n"+
+			"watermark, and none is coming. The next emission hands it to AdvanceWatermark and the checkpoint after it\n"+
+			"commits every session that ends at or before it, APAC's included. Idleness is processing time: the jump\n"+
+			"comes with the clock, at an emission when no event arrived, so the job hands Watermarks.Current() on at\n"+
+			"every emission. A session that ends after it has no promise behind it: only Flush closes it.\n\n%s",
+			len(late), strings.Join(late[:min(len(late), 8)], "\n"), clockOf(ai.highest), ai.timeline())
+	}
+}

@@ -5,7 +5,7 @@ package sessions
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
+	"encoding/gob"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flk-byo/course/internal/crashfs"
 	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/kit"
 )
@@ -35,14 +36,16 @@ import (
 // <at> is nanoseconds since the job's epoch. Each line is one write(2) to
 // a file opened for appending: the kernel has it before the kill, so it
 // survives the kill (only a power loss could drop it, which is not this
-// test).
+// test). At every step but a write the child also calls crashfs.MarkStep,
+// so that a trace of it (durability_test.go) shows the protocol's steps
+// among its file operations; a traced child writes no report.
 const (
 	jobChildRole = "sessions-job"
-	specEnv      = "FLK_SESSIONS_SPEC"   // the jobSpec file, JSON
+	specEnv      = "FLK_SESSIONS_SPEC"   // the jobSpec file, gob-encoded
 	dirEnv       = "FLK_SESSIONS_DIR"    // the job's Dir
 	startEnv     = "FLK_SESSIONS_START"  // the clock's reading at start, ns since the epoch
-	crashEnv     = "FLK_SESSIONS_CRASH"  // "<step> <k>": SIGKILL at the k-th time the run reaches step; empty: run to the end
-	reportEnv    = "FLK_SESSIONS_REPORT" // the report file
+	crashEnv     = "FLK_SESSIONS_CRASH"  // "<step> <k>": SIGKILL at the k-th time the run reaches step, or "torn-write <k>" (tornWrite); empty: run to the end
+	reportEnv    = "FLK_SESSIONS_REPORT" // the report file; empty: no report
 )
 
 // jobSpec is the job a child runs: the capstone's config with the given
@@ -65,15 +68,17 @@ func isJobChild(t *testing.T) bool {
 }
 
 // runJobChild runs the job of $FLK_SESSIONS_SPEC once, on a ManualClock
-// that starts at $FLK_SESSIONS_START, reporting to $FLK_SESSIONS_REPORT,
-// and kills its own process where $FLK_SESSIONS_CRASH says.
+// that starts at $FLK_SESSIONS_START, reporting to $FLK_SESSIONS_REPORT (if
+// set) and marking its steps (crashfs.MarkStep), and kills its own process
+// where $FLK_SESSIONS_CRASH says (SIGKILL at a step), or has the kernel kill
+// it in the first write past k bytes (tornWrite).
 func runJobChild(t *testing.T) {
 	data, err := os.ReadFile(os.Getenv(specEnv))
 	if err != nil {
 		t.Fatalf("child: read the job: %v", err)
 	}
 	var spec jobSpec
-	if err := json.Unmarshal(data, &spec); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&spec); err != nil {
 		t.Fatalf("child: decode the job: %v", err)
 	}
 	startNS, err := strconv.ParseInt(os.Getenv(startEnv), 10, 64)
@@ -84,17 +89,30 @@ func runJobChild(t *testing.T) {
 	crashAt := 0
 	if c := os.Getenv(crashEnv); c != "" {
 		step, k, _ := strings.Cut(c, " ")
-		if crashStep, crashAt = Step(step), atoi(k); crashAt < 1 {
+		crashStep = Step(step)
+		if crashAt, err = strconv.Atoi(k); err != nil || crashAt < 0 || crashAt == 0 && crashStep != tornWrite {
 			t.Fatalf("child: bad %s=%q", crashEnv, c)
 		}
 	}
-	report, err := os.OpenFile(os.Getenv(reportEnv), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		t.Fatalf("child: open the report: %v", err)
+	if crashStep == tornWrite { // the kernel kills this run, not OnStep
+		if os.Getenv(reportEnv) != "" {
+			t.Fatalf("suite bug: the report would be the first file to grow past the limit")
+		}
+		if err := suite.CrashAtFileSize(int64(crashAt)); err != nil {
+			t.Fatalf("child: %v", err)
+		}
+		crashStep = ""
 	}
-	line := func(format string, args ...any) {
-		if _, err := report.WriteString(fmt.Sprintf(format, args...) + "\n"); err != nil {
-			t.Fatalf("child: write the report: %v", err)
+	line := func(format string, args ...any) {}
+	if path := os.Getenv(reportEnv); path != "" {
+		report, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Fatalf("child: open the report: %v", err)
+		}
+		line = func(format string, args ...any) {
+			if _, err := report.WriteString(fmt.Sprintf(format, args...) + "\n"); err != nil {
+				t.Fatalf("child: write the report: %v", err)
+			}
 		}
 	}
 
@@ -103,6 +121,9 @@ func runJobChild(t *testing.T) {
 	cfg := capstoneConfig(os.Getenv(dirEnv), spec.Idle)
 	reached := 0
 	cfg.OnStep = func(step Step, id int64) {
+		if step != StepWrite {
+			crashfs.MarkStep(string(step), id)
+		}
 		line("%s %d %d", step, id, since())
 		if step == crashStep {
 			if reached++; reached == crashAt {
@@ -116,12 +137,6 @@ func runJobChild(t *testing.T) {
 		t.Fatalf("RunSessionJob = %v, want nil", err)
 	}
 	line("done %d", since())
-}
-
-// atoi is strconv.Atoi, with 0 for anything that is not a number.
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }
 
 // parseReport reads a child's report back into a jobRun.
@@ -154,6 +169,37 @@ func parseReport(data []byte) (jobRun, error) {
 		return run, fmt.Errorf("the report has no start line (%d bytes)", len(data))
 	}
 	return run, nil
+}
+
+// tornWrite is the crash of a child that dies in the first write that grows
+// a file past k bytes (suite.CrashAtFileSize), leaving that write torn. It
+// is not a step of the protocol: the kernel kills the job wherever it
+// writes too much. Such a child writes no report, which would be the first
+// file to grow past the limit.
+const tornWrite Step = "torn-write"
+
+// writeJobSpec writes the job the children run, sc's arrivals with the
+// idleness timeout idle, to a file and returns its path. The file is gob,
+// not JSON, which would replace the invalid UTF-8 of awkward keys and IDs.
+func writeJobSpec(t *testing.T, sc scenario, idle time.Duration) string {
+	t.Helper()
+	var data bytes.Buffer
+	if err := gob.NewEncoder(&data).Encode(jobSpec{Epoch: jobEpoch(sc.from), Idle: idle, Arrivals: sc.arrivals}); err != nil {
+		t.Fatalf("suite bug: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "job.gob")
+	if err := os.WriteFile(path, data.Bytes(), 0o644); err != nil {
+		t.Fatalf("suite bug: %v", err)
+	}
+	return path
+}
+
+// childEnv returns the environment of a child that runs the job of
+// specFile on dir, its clock reading start (since the epoch) when it
+// starts, to the end and without a report; add crashEnv and reportEnv to
+// crash it and hear from it.
+func childEnv(specFile, dir string, start time.Duration) []string {
+	return []string{specEnv + "=" + specFile, dirEnv + "=" + dir, fmt.Sprintf("%s=%d", startEnv, int64(start))}
 }
 
 // crash is where a run of the job is killed, and when the next run starts.
@@ -199,20 +245,12 @@ func runCrashed(t *testing.T, sc scenario, idle time.Duration, plan []crash) *cr
 	t.Helper()
 	cj := &crashedJob{sc: sc, dir: t.TempDir()}
 	tmp := t.TempDir()
-	spec, err := json.Marshal(jobSpec{Epoch: jobEpoch(sc.from), Idle: idle, Arrivals: sc.arrivals})
-	if err != nil {
-		t.Fatalf("suite bug: %v", err)
-	}
-	specFile := filepath.Join(tmp, "job.json")
-	if err := os.WriteFile(specFile, spec, 0o644); err != nil {
-		t.Fatalf("suite bug: %v", err)
-	}
+	specFile := writeJobSpec(t, sc, idle)
 	test := strings.SplitN(t.Name(), "/", 2)[0]
 	start := time.Duration(0)
 	for i := 0; i <= len(plan); i++ {
 		report := filepath.Join(tmp, fmt.Sprintf("run%d.report", i+1))
-		env := []string{specEnv + "=" + specFile, dirEnv + "=" + cj.dir, reportEnv + "=" + report,
-			fmt.Sprintf("%s=%d", startEnv, int64(start))}
+		env := append(childEnv(specFile, cj.dir, start), reportEnv+"="+report)
 		where := "no crash: run to the end"
 		if i < len(plan) {
 			env = append(env, fmt.Sprintf("%s=%s %d", crashEnv, plan[i].step, plan[i].k))

@@ -20,9 +20,10 @@ import (
 // process on the same Dir, its clock at the restart time.
 
 // cleanRun runs the job on sc without a crash, in this process, and
-// returns what it reported. It stops the test if the run fails or its
-// output is wrong: the crash tests plan their crashes on it.
-func cleanRun(t *testing.T, sc scenario, want []kit.Result) jobRun {
+// returns what it reported and its transactions, one per checkpoint. It
+// stops the test if the run fails or its output is wrong: the crash tests
+// plan their crashes on it, and the durability tests compare with it.
+func cleanRun(t *testing.T, sc scenario, want []kit.Result) (jobRun, []txn) {
 	t.Helper()
 	cfg := capstoneConfig(t.TempDir(), capstoneIdle)
 	run, err := runJob(cfg, sc.arrivals, kit.NewManualClock(jobEpoch(sc.from)), jobEpoch(sc.from))
@@ -37,7 +38,12 @@ func cleanRun(t *testing.T, sc scenario, want []kit.Result) jobRun {
 			"it reports stage 05's steps: StepWrite after each sink write, and the four checkpoint steps at each checkpoint.",
 			run.count(StepWrite), run.count(StepAfterCommit), time.Duration(sc.until-sc.from)*time.Millisecond)
 	}
-	return run
+	committed, _ := ReadCommitted(cfg.Dir)
+	txns, problem := committedTxns([]jobRun{run}, committed)
+	if problem != "" {
+		t.Fatalf("following the commits of the run without a crash: %s", problem)
+	}
+	return run, txns
 }
 
 // stepBetween returns a k for which the k-th time the clean run reached
@@ -97,7 +103,7 @@ func TestSessionJobResumesExactlyOnceAfterACrash(t *testing.T) {
 	rnd := suite.Rand(t)
 	sc := newScenario(rnd, 90*minute, 2*hour+20*minute, capstoneMaxDelay)
 	want := batchSessions(sc.events(), capstoneGap)
-	clean := cleanRun(t, sc, want)
+	clean, _ := cleanRun(t, sc, want)
 
 	pick := func(s Step) int { return 1 + rnd.IntN(clean.count(s)) }
 	down := func() time.Duration { return randDuration(rnd, 0, 10*time.Minute) }
@@ -156,7 +162,7 @@ func TestSessionJobMeetsTheLatencyBoundAcrossCrashes(t *testing.T) {
 	rnd := suite.Rand(t)
 	sc := newScenario(rnd, 105*minute, 4*hour+15*minute, capstoneMaxDelay)
 	want := batchSessions(sc.events(), capstoneGap)
-	clean := cleanRun(t, sc, want)
+	clean, _ := cleanRun(t, sc, want)
 
 	steps := []Step{StepWrite, StepBeforePreCommit, StepAfterPreCommit, StepStored, StepAfterCommit}
 	// at kills the job at a seeded step whose clean-run time lies in

@@ -48,8 +48,10 @@ type SessionJobConfig struct {
 // Run, in processing time:
 //
 //   - Emissions happen at epoch + k·EmitInterval for k = 1, 2, …: advance
-//     the clock there, hand Watermarks.Current() to AdvanceWatermark, write
-//     every result it returns, then take a checkpoint (which commits them).
+//     the clock there, hand Watermarks.Current() to AdvanceWatermark (at
+//     every emission, whether an event came since the last one or not:
+//     idleness moves the watermark with the clock alone), write every
+//     result it returns, then take a checkpoint (which commits them).
 //     After a restart, the emission times up to the clock's reading at
 //     start already passed: they are skipped, not made up.
 //   - Arrival i is read at epoch + At: emit first at every emission time up
@@ -64,11 +66,18 @@ type SessionJobConfig struct {
 // store (n, offset, the session processor's Snapshot, the epoch, the sink's
 // pending ids) with OnStep(StepBeforePreCommit, n) after the snapshot,
 // OnStep(StepAfterPreCommit, n) after PreCommit(n), OnStep(StepStored, n)
-// once the checkpoint is durably stored, OnStep(StepAfterCommit, n) after
-// committing every pending id ≤ n; and OnStep(StepWrite, n) after each sink
-// Write. Ids increase, across restarts too. The job may be killed (SIGKILL:
-// no deferred call runs) at any of these steps, and run again on the same
-// Dir after any downtime, the clock reading the restart's time.
+// once the checkpoint is durably and atomically stored (a temporary file,
+// fsynced, renamed into place, its folder fsynced), OnStep(StepAfterCommit,
+// n) after committing every pending id ≤ n; and OnStep(StepWrite, n) after
+// each sink Write. A fresh job numbers its checkpoints 1, 2, 3, …, and ids
+// increase across restarts too. The job may be killed (SIGKILL: no deferred
+// call runs) at any of these steps or in the middle of a write, or lose
+// power (only what was fsynced survives), and run again on the same Dir
+// after any downtime, the clock reading the restart's time. Whatever that
+// leaves, the restart finishes with exactly the output of an uninterrupted
+// run, and nothing a reader saw committed is lost. A reader calling
+// ReadCommitted at any moment sees the output of whole checkpoints only,
+// and none before its checkpoint is stored. Keep every file under cfg.Dir.
 //
 // Errors, before anything is written: a nil clock, an empty Dir,
 // EmitInterval ≤ 0, an invalid WatermarkConfig or SessionConfig, an arrival
