@@ -105,12 +105,7 @@ func (p *Processor) Snapshot() ([]byte, error) {
 		}
 	}
 
-	body := buf[headerLen:]
-	copy(buf, snapshotMagic)
-	buf[4] = snapshotVersion
-	binary.BigEndian.PutUint64(buf[5:13], uint64(len(body)))
-	binary.BigEndian.PutUint32(buf[13:17], crc32.Checksum(body, castagnoli))
-	return buf, nil
+	return processorSnapshot.seal(buf), nil
 }
 
 // appendSeenIDs appends the seen IDs as a count and the IDs in ascending
@@ -160,52 +155,97 @@ func appendString(buf []byte, s string) []byte {
 // input gives a nil Processor and an error, never a panic. The Processor
 // shares no memory with snapshot.
 func RestoreProcessor(snapshot []byte) (*Processor, error) {
-	if len(snapshot) < len(snapshotMagic) || string(snapshot[:len(snapshotMagic)]) != snapshotMagic {
-		return nil, fmt.Errorf("checkpoint: not a snapshot: it does not start with %q", snapshotMagic)
+	v, err := processorSnapshot.version(snapshot)
+	if err != nil {
+		return nil, err
 	}
-	if len(snapshot) == len(snapshotMagic) {
-		return nil, errors.New("checkpoint: snapshot truncated: no format version after the magic")
-	}
-
 	// The version decides how to read everything after it, the rest of the
 	// header included. This switch is where a format change goes: keep
 	// `case 1` reading version-1 bytes (into the current Processor) for as
 	// long as users may hold old savepoints, and add `case 2` for the new
 	// layout. That is also why the version comes before the checksum: a
 	// newer savepoint is reported as one, not as corrupt.
-	switch v := snapshot[4]; v {
+	switch v {
 	case 1:
-		body, err := verifiedBody(snapshot)
+		body, err := processorSnapshot.verifiedBody(snapshot)
 		if err != nil {
 			return nil, err
 		}
 		p, err := decodeV1(body)
 		if err != nil {
-			return nil, fmt.Errorf("checkpoint: snapshot corrupt: %w", err)
+			return nil, processorSnapshot.corrupt(err)
 		}
 		return p, nil
 	default:
-		return nil, fmt.Errorf("checkpoint: unsupported snapshot format version %d (this build reads version %d)", v, snapshotVersion)
+		return nil, processorSnapshot.unsupported(v)
 	}
+}
+
+// snapshotKind is one kind of snapshot of the course: a Processor's, a
+// ParallelProcessor's (stage 06), a SessionProcessor's (stage 08). All
+// three are framed alike, with their own magic, so that none restores as
+// another; errors name the kind.
+type snapshotKind struct {
+	magic string // the first 4 bytes
+	pkg   string // the error prefix: "checkpoint"
+	what  string // how an error names it: "snapshot"
+}
+
+// processorSnapshot is a Processor's kind of snapshot.
+var processorSnapshot = snapshotKind{magic: snapshotMagic, pkg: "checkpoint", what: "snapshot"}
+
+// seal fills in the header that the encoder reserved at the front of buf
+// (headerLen bytes, the body after them): magic, version, body length,
+// checksum. It returns buf.
+func (k snapshotKind) seal(buf []byte) []byte {
+	body := buf[headerLen:]
+	copy(buf, k.magic)
+	buf[4] = snapshotVersion
+	binary.BigEndian.PutUint64(buf[5:13], uint64(len(body)))
+	binary.BigEndian.PutUint32(buf[13:17], crc32.Checksum(body, castagnoli))
+	return buf
+}
+
+// version checks the magic of a snapshot of kind k and returns its format
+// version: what decides how the rest is read.
+func (k snapshotKind) version(snapshot []byte) (byte, error) {
+	if len(snapshot) < len(k.magic) || string(snapshot[:len(k.magic)]) != k.magic {
+		return 0, fmt.Errorf("%s: not a %s: it does not start with %q", k.pkg, k.what, k.magic)
+	}
+	if len(snapshot) == len(k.magic) {
+		return 0, fmt.Errorf("%s: %s truncated: no format version after the magic", k.pkg, k.what)
+	}
+	return snapshot[4], nil
+}
+
+// unsupported is the error of a format version this build cannot read.
+func (k snapshotKind) unsupported(v byte) error {
+	return fmt.Errorf("%s: unsupported %s format version %d (this build reads version %d)", k.pkg, k.what, v, snapshotVersion)
+}
+
+// corrupt is the error of a body that passed its checksum but does not
+// decode.
+func (k snapshotKind) corrupt(err error) error {
+	return fmt.Errorf("%s: %s corrupt: %w", k.pkg, k.what, err)
 }
 
 // verifiedBody returns the body of a version-1 framed snapshot after
 // checking its length and checksum: any changed, missing or extra byte is
 // an error here, before a single field is decoded.
-func verifiedBody(snapshot []byte) ([]byte, error) {
+func (k snapshotKind) verifiedBody(snapshot []byte) ([]byte, error) {
 	if len(snapshot) < headerLen {
-		return nil, fmt.Errorf("checkpoint: snapshot truncated: %d bytes, shorter than its %d-byte header", len(snapshot), headerLen)
+		return nil, fmt.Errorf("%s: %s truncated: %d bytes, shorter than its %d-byte header", k.pkg, k.what, len(snapshot), headerLen)
 	}
 	want := binary.BigEndian.Uint64(snapshot[5:13])
 	body := snapshot[headerLen:]
 	switch {
 	case uint64(len(body)) < want:
-		return nil, fmt.Errorf("checkpoint: snapshot truncated: header says %d body bytes, found %d", want, len(body))
+		return nil, fmt.Errorf("%s: %s truncated: header says %d body bytes, found %d", k.pkg, k.what, want, len(body))
 	case uint64(len(body)) > want:
-		return nil, fmt.Errorf("checkpoint: snapshot corrupt: %d bytes after the %d-byte body", uint64(len(body))-want, want)
+		return nil, k.corrupt(fmt.Errorf("%d bytes after the %d-byte body", uint64(len(body))-want, want))
 	}
 	if got, sum := crc32.Checksum(body, castagnoli), binary.BigEndian.Uint32(snapshot[13:17]); got != sum {
-		return nil, fmt.Errorf("checkpoint: snapshot corrupt: body checksum is %08x, header says %08x", got, sum)
+		return nil, k.corrupt(fmt.Errorf("body checksum is %08x, header says %08x", got, sum))
 	}
 	return body, nil
 }

@@ -2,9 +2,7 @@ package solutions
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"hash/crc32"
 	"math"
 	"slices"
 
@@ -306,6 +304,9 @@ const (
 	parallelSnapshotVersion = 1
 )
 
+// parallelSnapshot is a ParallelProcessor's kind of snapshot.
+var parallelSnapshot = snapshotKind{magic: parallelSnapshotMagic, pkg: "rescaling", what: "parallel snapshot"}
+
 // Snapshot returns the state of every subtask, split by key group, with
 // maxParallelism, the watermark and the config: what
 // RestoreParallelProcessor needs to restore it at any parallelism. The
@@ -343,12 +344,7 @@ func (pp *ParallelProcessor) Snapshot() ([]byte, error) {
 		}
 	}
 
-	body := buf[headerLen:]
-	copy(buf, parallelSnapshotMagic)
-	buf[4] = parallelSnapshotVersion
-	binary.BigEndian.PutUint64(buf[5:13], uint64(len(body)))
-	binary.BigEndian.PutUint32(buf[13:17], crc32.Checksum(body, castagnoli))
-	return buf, nil
+	return parallelSnapshot.seal(buf), nil
 }
 
 // RestoreParallelProcessor returns a ParallelProcessor with the state of
@@ -429,24 +425,12 @@ func RestoreParallelProcessor(snapshot []byte, parallelism, maxParallelism int) 
 // parallelBody checks the magic, version, length and checksum of a
 // parallel snapshot and returns its body.
 func parallelBody(snapshot []byte) ([]byte, error) {
-	if len(snapshot) < len(parallelSnapshotMagic) || string(snapshot[:4]) != parallelSnapshotMagic {
-		return nil, fmt.Errorf("rescaling: not a parallel snapshot: it does not start with %q", parallelSnapshotMagic)
+	v, err := parallelSnapshot.version(snapshot)
+	if err != nil {
+		return nil, err
 	}
-	if len(snapshot) == 4 {
-		return nil, errors.New("rescaling: parallel snapshot truncated: no format version after the magic")
+	if v != parallelSnapshotVersion {
+		return nil, parallelSnapshot.unsupported(v)
 	}
-	if v := snapshot[4]; v != parallelSnapshotVersion {
-		return nil, fmt.Errorf("rescaling: unsupported parallel snapshot format version %d (this build reads version %d)", v, parallelSnapshotVersion)
-	}
-	if len(snapshot) < headerLen {
-		return nil, fmt.Errorf("rescaling: parallel snapshot truncated: %d bytes, shorter than its %d-byte header", len(snapshot), headerLen)
-	}
-	body := snapshot[headerLen:]
-	if want := binary.BigEndian.Uint64(snapshot[5:13]); uint64(len(body)) != want {
-		return nil, fmt.Errorf("rescaling: parallel snapshot truncated or extended: header says %d body bytes, found %d", want, len(body))
-	}
-	if got, sum := crc32.Checksum(body, castagnoli), binary.BigEndian.Uint32(snapshot[13:17]); got != sum {
-		return nil, fmt.Errorf("rescaling: parallel snapshot corrupt: body checksum is %08x, header says %08x", got, sum)
-	}
-	return body, nil
+	return parallelSnapshot.verifiedBody(snapshot)
 }

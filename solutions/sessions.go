@@ -3,9 +3,7 @@ package solutions
 import (
 	"cmp"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"hash/crc32"
 	"math"
 	"slices"
 	"strings"
@@ -332,6 +330,9 @@ func plusSaturating(a, b int64) int64 {
 // not retract what downstream holds when a late event merges sessions.
 const sessionSnapshotMagic = "FLSW"
 
+// sessionSnapshot is a SessionProcessor's kind of snapshot.
+var sessionSnapshot = snapshotKind{magic: sessionSnapshotMagic, pkg: "sessions", what: "session snapshot"}
+
 // Snapshot returns all of s's state in the format above: the config, the
 // watermark, every seen ID and every unexpired session with what downstream
 // holds for it. The side output is not state. Equal state gives equal
@@ -362,12 +363,7 @@ func (s *SessionProcessor) Snapshot() ([]byte, error) {
 		}
 	}
 
-	body := buf[headerLen:]
-	copy(buf, sessionSnapshotMagic)
-	buf[4] = snapshotVersion
-	binary.BigEndian.PutUint64(buf[5:13], uint64(len(body)))
-	binary.BigEndian.PutUint32(buf[13:17], crc32.Checksum(body, castagnoli))
-	return buf, nil
+	return sessionSnapshot.seal(buf), nil
 }
 
 // appendSpan appends varint start, varint end, uvarint count, varint sum.
@@ -385,25 +381,23 @@ func appendSpan(buf []byte, p span) []byte {
 // a nil SessionProcessor and an error, never a panic; the processor shares
 // no memory with snapshot.
 func RestoreSessionProcessor(snapshot []byte) (*SessionProcessor, error) {
-	if len(snapshot) < len(sessionSnapshotMagic) || string(snapshot[:len(sessionSnapshotMagic)]) != sessionSnapshotMagic {
-		return nil, fmt.Errorf("sessions: not a session snapshot: it does not start with %q", sessionSnapshotMagic)
+	v, err := sessionSnapshot.version(snapshot)
+	if err != nil {
+		return nil, err
 	}
-	if len(snapshot) == len(sessionSnapshotMagic) {
-		return nil, errors.New("sessions: snapshot truncated: no format version after the magic")
-	}
-	switch v := snapshot[4]; v {
+	switch v {
 	case 1:
-		body, err := verifiedBody(snapshot) // stage 04's framing: length and CRC
+		body, err := sessionSnapshot.verifiedBody(snapshot) // stage 04's framing: length and CRC
 		if err != nil {
 			return nil, err
 		}
 		s, err := decodeSessionsV1(body)
 		if err != nil {
-			return nil, fmt.Errorf("sessions: snapshot corrupt: %w", err)
+			return nil, sessionSnapshot.corrupt(err)
 		}
 		return s, nil
 	default:
-		return nil, fmt.Errorf("sessions: unsupported session snapshot format version %d (this build reads version %d)", v, snapshotVersion)
+		return nil, sessionSnapshot.unsupported(v)
 	}
 }
 
