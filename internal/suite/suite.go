@@ -11,6 +11,7 @@ package suite
 import (
 	"bufio"
 	"bytes"
+	"encoding/gob"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -170,4 +171,31 @@ func ChildCommand(test, role string, env ...string) *exec.Cmd {
 		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	cmd.Env = append(cmd.Env, env...)
 	return cmd
+}
+
+// WriteGob writes v, gob-encoded, to the file path: how a test hands a
+// child process (RunChild) its input, and a child its results, to read
+// back with ReadGob. Gob, not JSON: JSON replaces the invalid UTF-8 of an
+// awkward key or ID (kit.AwkwardStrings).
+func WriteGob(t testing.TB, path string, v any) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
+		t.Fatalf("suite bug: gob-encode %s: %v", path, err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatalf("suite bug: %v", err)
+	}
+}
+
+// ReadGob decodes into v the file at path that WriteGob wrote.
+func ReadGob(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(v); err != nil {
+		return fmt.Errorf("decode %s: %w", path, err)
+	}
+	return nil
 }

@@ -3,8 +3,6 @@
 package checkpoint
 
 import (
-	"bytes"
-	"encoding/gob"
 	"fmt"
 	"math"
 	"os"
@@ -149,7 +147,7 @@ func TestRestoreInFreshProcessEqualsUninterruptedRun(t *testing.T) {
 	cuts = slices.Compact(cuts)
 
 	dir := t.TempDir()
-	writeGob(t, filepath.Join(dir, "input.gob"), childInput{Ops: ops, Cuts: cuts})
+	suite.WriteGob(t, filepath.Join(dir, "input.gob"), childInput{Ops: ops, Cuts: cuts})
 	for _, k := range cuts {
 		writeFile(t, filepath.Join(dir, fmt.Sprintf("snapshot-%d.bin", k)), snaps[k])
 	}
@@ -159,7 +157,7 @@ func TestRestoreInFreshProcessEqualsUninterruptedRun(t *testing.T) {
 		t.Fatalf("the child process that restores the snapshots failed (%v):\n%s", err, indent(string(out)))
 	}
 	var got []cutRun
-	if err := readGob(filepath.Join(dir, "output.gob"), &got); err != nil {
+	if err := suite.ReadGob(filepath.Join(dir, "output.gob"), &got); err != nil {
 		t.Fatalf("the child process wrote no results: %v\n%s", err, indent(string(out)))
 	}
 	if len(got) != len(cuts) {
@@ -180,7 +178,7 @@ func TestRestoreInFreshProcessEqualsUninterruptedRun(t *testing.T) {
 // to dir/output.gob.
 func restoreInChild(t *testing.T, dir string) {
 	var in childInput
-	if err := readGob(filepath.Join(dir, "input.gob"), &in); err != nil {
+	if err := suite.ReadGob(filepath.Join(dir, "input.gob"), &in); err != nil {
 		t.Fatal(err)
 	}
 	var runs []cutRun
@@ -197,7 +195,7 @@ func restoreInChild(t *testing.T, dir string) {
 		}
 		runs = append(runs, cutRun{Cut: k, WMRestored: p.Watermark(), Continued: runOps(p, in.Ops[k:])})
 	}
-	writeGob(t, filepath.Join(dir, "output.gob"), runs)
+	suite.WriteGob(t, filepath.Join(dir, "output.gob"), runs)
 }
 
 func writeFile(t *testing.T, path string, data []byte) {
@@ -205,25 +203,6 @@ func writeFile(t *testing.T, path string, data []byte) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// writeGob writes v to the file path, gob-encoded.
-func writeGob(t *testing.T, path string, v any) {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, path, buf.Bytes())
-}
-
-// readGob decodes the gob-encoded file path into v.
-func readGob(path string, v any) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	return gob.NewDecoder(bytes.NewReader(data)).Decode(v)
 }
 
 // indent indents every line of s by four spaces.

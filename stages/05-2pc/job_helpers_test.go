@@ -3,8 +3,6 @@
 package twophase
 
 import (
-	"bytes"
-	"encoding/gob"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -267,19 +265,16 @@ func isJobChild(t *testing.T) bool {
 // calls crashfs.MarkStep, so that a trace of the child shows the protocol's
 // steps among its file operations.
 func runJobChild(t *testing.T) {
-	data, err := os.ReadFile(os.Getenv(specEnv))
-	if err != nil {
-		t.Fatalf("child: read the job spec: %v", err)
-	}
 	var spec jobSpec
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&spec); err != nil {
-		t.Fatalf("child: decode the job spec: %v", err)
+	if err := suite.ReadGob(os.Getenv(specEnv), &spec); err != nil {
+		t.Fatalf("child: %v", err)
 	}
 	var crashStep Step
 	crashAt := 0
 	if c := os.Getenv(crashEnv); c != "" {
 		step, k, _ := strings.Cut(c, " ")
 		crashStep = Step(step)
+		var err error
 		if crashAt, err = strconv.Atoi(k); err != nil {
 			t.Fatalf("child: bad %s=%q", crashEnv, c)
 		}
@@ -321,19 +316,11 @@ type crashRun struct {
 }
 
 // writeSpec writes spec to a file for the child processes and returns the
-// environment that hands it, and dir as the job's Dir, to a child. The file
-// is gob, not JSON, which would replace the invalid UTF-8 of awkward keys
-// and IDs.
+// environment that hands it, and dir as the job's Dir, to a child.
 func writeSpec(t *testing.T, spec jobSpec) func(dir string) []string {
 	t.Helper()
 	specFile := filepath.Join(t.TempDir(), "spec.gob")
-	var data bytes.Buffer
-	if err := gob.NewEncoder(&data).Encode(spec); err != nil {
-		t.Fatalf("suite bug: %v", err)
-	}
-	if err := os.WriteFile(specFile, data.Bytes(), 0o644); err != nil {
-		t.Fatalf("suite bug: %v", err)
-	}
+	suite.WriteGob(t, specFile, spec)
 	return func(dir string) []string { return []string{specEnv + "=" + specFile, dirEnv + "=" + dir} }
 }
 

@@ -5,7 +5,6 @@ package sessions
 import (
 	"bufio"
 	"bytes"
-	"encoding/gob"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -73,13 +72,9 @@ func isJobChild(t *testing.T) bool {
 // where $FLK_SESSIONS_CRASH says (SIGKILL at a step), or has the kernel kill
 // it in the first write past k bytes (tornWrite).
 func runJobChild(t *testing.T) {
-	data, err := os.ReadFile(os.Getenv(specEnv))
-	if err != nil {
-		t.Fatalf("child: read the job: %v", err)
-	}
 	var spec jobSpec
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&spec); err != nil {
-		t.Fatalf("child: decode the job: %v", err)
+	if err := suite.ReadGob(os.Getenv(specEnv), &spec); err != nil {
+		t.Fatalf("child: %v", err)
 	}
 	startNS, err := strconv.ParseInt(os.Getenv(startEnv), 10, 64)
 	if err != nil {
@@ -179,18 +174,11 @@ func parseReport(data []byte) (jobRun, error) {
 const tornWrite Step = "torn-write"
 
 // writeJobSpec writes the job the children run, sc's arrivals with the
-// idleness timeout idle, to a file and returns its path. The file is gob,
-// not JSON, which would replace the invalid UTF-8 of awkward keys and IDs.
+// idleness timeout idle, to a file and returns its path.
 func writeJobSpec(t *testing.T, sc scenario, idle time.Duration) string {
 	t.Helper()
-	var data bytes.Buffer
-	if err := gob.NewEncoder(&data).Encode(jobSpec{Epoch: jobEpoch(sc.from), Idle: idle, Arrivals: sc.arrivals}); err != nil {
-		t.Fatalf("suite bug: %v", err)
-	}
 	path := filepath.Join(t.TempDir(), "job.gob")
-	if err := os.WriteFile(path, data.Bytes(), 0o644); err != nil {
-		t.Fatalf("suite bug: %v", err)
-	}
+	suite.WriteGob(t, path, jobSpec{Epoch: jobEpoch(sc.from), Idle: idle, Arrivals: sc.arrivals})
 	return path
 }
 
