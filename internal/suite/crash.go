@@ -3,8 +3,11 @@ package suite
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"syscall"
 )
 
@@ -67,4 +70,27 @@ func DescribeExit(err error) string {
 		return "exited with status 2 (a panic, or a test binary that could not run)"
 	}
 	return fmt.Sprintf("ended with %v", err)
+}
+
+// FileSizes returns the sizes of the non-empty regular files under dir,
+// ascending, whatever their names and folders: what a torn-write test
+// chooses CrashAtFileSize's limit from, without depending on the layout the
+// code under test writes.
+func FileSizes(dir string) ([]int64, error) {
+	var sizes []int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil && info.Size() > 0 {
+			sizes = append(sizes, info.Size())
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sizes of the files under %s: %w", dir, err)
+	}
+	slices.Sort(sizes)
+	return sizes, nil
 }

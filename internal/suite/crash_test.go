@@ -3,6 +3,7 @@ package suite
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -72,5 +73,27 @@ func TestKillSelf(t *testing.T) {
 	if KilledBySIGKILL(os.ErrNotExist) || !strings.Contains(DescribeExit(os.ErrNotExist), "file does not exist") {
 		t.Errorf("KilledBySIGKILL or DescribeExit misread an error that is not a child's exit: %v, %q",
 			KilledBySIGKILL(os.ErrNotExist), DescribeExit(os.ErrNotExist))
+	}
+}
+
+// TestFileSizes checks that FileSizes finds every non-empty regular file,
+// in any folder, sorted by size.
+func TestFileSizes(t *testing.T) {
+	dir := t.TempDir()
+	for name, size := range map[string]int{"a": 3, "sub/b": 1, "sub/deeper/c": 7, "empty": 0} {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, make([]byte, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := FileSizes(dir)
+	if err != nil || !slices.Equal(got, []int64{1, 3, 7}) {
+		t.Errorf("FileSizes = %v, %v, want [1 3 7], nil", got, err)
+	}
+	if _, err := FileSizes(filepath.Join(dir, "missing")); err == nil {
+		t.Error("FileSizes of a missing folder = nil error, want one")
 	}
 }

@@ -3,6 +3,7 @@ package windowtest
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/flk-byo/course/kit"
@@ -72,34 +73,90 @@ func Unmatched(got, want []kit.Result) (missing, extra []kit.Result) {
 	return missing, extra
 }
 
-// DiffResults describes how the results a processor emitted (got) differ
-// from want: the results missing from got, then the unexpected ones. It is
-// empty when they hold the same results, perhaps in another order.
+// DiffResults describes how the results a processor returned (got) differ
+// from want as multisets: the results missing from got, then the
+// unexpected ones, at most 12 of each. It is empty when they hold the same
+// results, perhaps in another order (SideBySide shows where the order
+// breaks).
 func DiffResults(got, want []kit.Result) string {
+	return DiffResultsAs(got, want, kit.Result.String)
+}
+
+// DiffResultsAs is DiffResults with each result rendered by show, for a
+// suite whose results read better another way (stage 08's sessions, with
+// times of day).
+func DiffResultsAs(got, want []kit.Result, show func(kit.Result) string) string {
+	const most = 12
 	missing, extra := Unmatched(got, want)
 	var b strings.Builder
-	if len(missing) > 0 {
-		fmt.Fprintf(&b, "missing (expected, not emitted):\n%s\n", FmtResults(missing))
+	list := func(title string, rs []kit.Result) {
+		if len(rs) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "%s (%d):\n", title, len(rs))
+		for i, r := range rs {
+			if i == most {
+				fmt.Fprintf(&b, "  … %d more\n", len(rs)-i)
+				break
+			}
+			fmt.Fprintf(&b, "  %s\n", show(r))
+		}
 	}
-	if len(extra) > 0 {
-		fmt.Fprintf(&b, "unexpected (emitted, but not expected, or more often than expected):\n%s\n", FmtResults(extra))
+	list("missing (expected, not returned)", missing)
+	list("unexpected (returned, but not expected, or more often than expected)", extra)
+	return b.String()
+}
+
+// FirstDifference returns the first result where got and want differ,
+// position by position: got's, or want's where got has run out. A suite
+// focuses its timeline on that result's key and window. ok is false when
+// got equals want.
+func FirstDifference(got, want []kit.Result) (r kit.Result, ok bool) {
+	i := commonPrefix(got, want)
+	switch {
+	case i < len(got):
+		return got[i], true
+	case i < len(want):
+		return want[i], true
+	}
+	return kit.Result{}, false
+}
+
+// SideBySide shows where got and want first differ, position by position,
+// with a few results of context around it, or nothing when they are equal
+// or one is empty (DiffResults says it all then). It is what shows an
+// order broken when both hold the same results.
+func SideBySide(got, want []kit.Result) string {
+	if len(got) == 0 || len(want) == 0 || slices.Equal(got, want) {
+		return ""
+	}
+	i := commonPrefix(got, want)
+	var b strings.Builder
+	fmt.Fprintf(&b, "first difference at position %d:\n", i)
+	for j := max(0, i-2); j < i+4 && (j < len(got) || j < len(want)); j++ {
+		g, w := "(end)", "(end)"
+		if j < len(got) {
+			g = got[j].String()
+		}
+		if j < len(want) {
+			w = want[j].String()
+		}
+		mark := "  "
+		if g != w {
+			mark = "≠ "
+		}
+		fmt.Fprintf(&b, "  %s%4d  got %-40s want %s\n", mark, j, g, w)
 	}
 	return b.String()
 }
 
-// FirstDifference returns the window [start, end) of the first result that
-// differs between got and want (both sorted), for a focused timeline; ok is
-// false if they are equal.
-func FirstDifference(got, want []kit.Result) (start, end int64, ok bool) {
-	for i := range max(len(got), len(want)) {
-		switch {
-		case i >= len(got):
-			return want[i].Start, want[i].End, true
-		case i >= len(want), got[i] != want[i]:
-			return got[i].Start, got[i].End, true
-		}
+// commonPrefix returns the length of the longest prefix that a and b share.
+func commonPrefix(a, b []kit.Result) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
 	}
-	return 0, 0, false
+	return i
 }
 
 // OnlyWindow returns the part of tl in window [start, end): the events and

@@ -171,8 +171,30 @@ func TestDiffs(t *testing.T) {
 	if d := DiffResults([]kit.Result{b, a}, []kit.Result{a, b}); d != "" {
 		t.Errorf("DiffResults of a reordering = %q, want empty", d)
 	}
-	if s, e, ok := FirstDifference([]kit.Result{a}, []kit.Result{a, Res("a", 10, 20, 1, 1)}); !ok || s != 10 || e != 20 {
-		t.Errorf("FirstDifference = %d, %d, %v", s, e, ok)
+	if r, ok := FirstDifference([]kit.Result{a}, []kit.Result{a, Res("a", 10, 20, 1, 1)}); !ok || r != Res("a", 10, 20, 1, 1) {
+		t.Errorf("FirstDifference = %v, %v, want the result got lacks", r, ok)
+	}
+	if r, ok := FirstDifference([]kit.Result{a, b}, []kit.Result{a, c}); !ok || r != b {
+		t.Errorf("FirstDifference = %v, %v, want got's result where they differ", r, ok)
+	}
+	if _, ok := FirstDifference([]kit.Result{a}, []kit.Result{a}); ok {
+		t.Error("FirstDifference of equal results reports a difference")
+	}
+	if s := SideBySide([]kit.Result{a, b}, []kit.Result{b, a}); !strings.Contains(s, "first difference at position 0") || !strings.Contains(s, "≠") {
+		t.Errorf("SideBySide of a reordering =\n%s", s)
+	}
+	if s := SideBySide([]kit.Result{a}, []kit.Result{a}); s != "" {
+		t.Errorf("SideBySide of equal results = %q, want empty", s)
+	}
+	many := make([]kit.Result, 20)
+	for i := range many {
+		many[i] = Res("k", int64(i)*10, int64(i)*10+10, 1, 1)
+	}
+	if d := DiffResults(many, nil); !strings.Contains(d, "unexpected (returned, but not expected, or more often than expected) (20):") || !strings.Contains(d, "… 8 more") {
+		t.Errorf("DiffResults of 20 unexpected results does not list 12 and count the rest:\n%s", d)
+	}
+	if d := DiffResultsAs([]kit.Result{a}, nil, func(kit.Result) string { return "shown" }); !strings.Contains(d, "  shown\n") {
+		t.Errorf("DiffResultsAs does not render with show:\n%s", d)
 	}
 	if h := updateHint([]kit.Result{a}, []kit.Result{c}); !strings.Contains(h, "Only IsUpdate differs") {
 		t.Errorf("updateHint of an IsUpdate-only difference = %q", h)
@@ -339,5 +361,34 @@ func TestSamplePositions(t *testing.T) {
 	got := SamplePositions(kit.NewRand(1), 70_000)
 	if len(got) < 3000 || len(got) > 6000 || got[0] != 0 || got[31] != 31 || got[len(got)-1] != 69_999 || !slices.IsSorted(got) {
 		t.Errorf("SamplePositions(70 000) = %d positions from %d to %d; want about 4096, sorted, with both ends", len(got), got[0], got[len(got)-1])
+	}
+}
+
+// TestWholeCheckpoints checks how a reader's view of committed output is
+// matched to the checkpoints of an uninterrupted run.
+func TestWholeCheckpoints(t *testing.T) {
+	a, b, c := Res("a", 0, 10, 1, 1), Res("b", 0, 10, 1, 1), Res("c", 0, 10, 1, 1)
+	per := [][]kit.Result{{a}, {}, {b, c}}
+	cases := []struct {
+		name    string
+		got     []kit.Result
+		want    int
+		wantErr string
+	}{
+		{"nothing", nil, 0, ""},
+		{"first checkpoint, and the empty one after it", []kit.Result{a}, 2, ""},
+		{"everything", []kit.Result{a, b, c}, 3, ""},
+		{"part of a transaction", []kit.Result{a, b}, 0, "the first 1 of the 2 results of checkpoint 3, a part of its transaction"},
+		{"more than a run commits", []kit.Result{a, b, c, a}, 0, "though that is all an uninterrupted run commits"},
+		{"another result", []kit.Result{a, c}, 0, "which are not checkpoint 3's 2 results"},
+	}
+	for _, tc := range cases {
+		k, err := WholeCheckpoints(tc.got, per)
+		switch {
+		case tc.wantErr == "" && (err != nil || k != tc.want):
+			t.Errorf("%s: WholeCheckpoints = %d, %v, want %d, nil", tc.name, k, err, tc.want)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s: WholeCheckpoints = %d, %v, want an error saying %q", tc.name, k, err, tc.wantErr)
+		}
 	}
 }

@@ -64,8 +64,8 @@ func checkDelivery(t *testing.T, what string, cfg Config, bound int64, d windowt
 	}
 	msg := fmt.Sprintf("%s (size %d, delay %d, disorder ≤ %d): the results differ from one result per (window, key)\n"+
 		"with every event counted once.\n%s", what, cfg.WindowSize, cfg.WatermarkDelay, bound, windowtest.DiffResults(got, want))
-	if start, end, ok := windowtest.FirstDifference(got, want); ok {
-		msg += "\n" + d.WindowTimeline(start, end)
+	if first, ok := windowtest.FirstDifference(got, want); ok {
+		msg += "\n" + d.WindowTimeline(first.Start, first.End)
 	}
 	t.Error(msg)
 	return false

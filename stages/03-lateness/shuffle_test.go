@@ -94,8 +94,8 @@ func check(t *testing.T, what string, cfg Config, bound int64, d windowtest.Deli
 		msg := fmt.Sprintf("%s (%s): the LAST result of each (key, window), what a consumer that upserts by (key, window)\n"+
 			"ends up with, differs from the in-order fold of the input (every event counted once):\n%s",
 			what, setting, windowtest.DiffResults(got, want))
-		if start, end, ok := windowtest.FirstDifference(got, want); ok {
-			msg += "\n" + d.WindowTimeline(start, end)
+		if first, ok := windowtest.FirstDifference(got, want); ok {
+			msg += "\n" + d.WindowTimeline(first.Start, first.End)
 		}
 		t.Error(msg)
 		return false

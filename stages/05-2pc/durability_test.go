@@ -4,10 +4,8 @@ package twophase
 
 import (
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -182,23 +180,12 @@ func durabilityJob(t *testing.T, spec jobSpec, o oracle) crashfs.Job {
 // ascending, whatever the layout; it stops the test if there are none.
 func fileSizes(t *testing.T, dir string) []int64 {
 	t.Helper()
-	var sizes []int64
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		info, err := d.Info()
-		if err == nil && info.Size() > 0 {
-			sizes = append(sizes, info.Size())
-		}
-		return err
-	})
+	sizes, err := suite.FileSizes(dir)
 	if err != nil {
-		t.Fatalf("walk the Dir of an uninterrupted run: %v", err)
+		t.Fatalf("an uninterrupted run's Dir: %v", err)
 	}
 	if len(sizes) == 0 {
 		t.Fatalf("an uninterrupted run left no file in its Dir: where are its checkpoints and its output?")
 	}
-	slices.Sort(sizes)
 	return sizes
 }

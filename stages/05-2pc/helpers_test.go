@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/flk-byo/course/internal/windowtest"
@@ -87,8 +86,8 @@ func expectCommitted(t *testing.T, dir, when string, want []kit.Result, why stri
 	if slices.Equal(got, want) {
 		return
 	}
-	t.Errorf("ReadCommitted %s returned %d results, want %d:\n%s\n%s%s",
-		when, len(got), len(want), why, diffResults(got, want), sideBySide(got, want))
+	t.Errorf("ReadCommitted %s returned %d results, want %d:\n%s\n%s",
+		when, len(got), len(want), why, diffResults(got, want))
 }
 
 // expectPending fails the test unless s.Pending() is want (nil and empty
@@ -100,53 +99,15 @@ func expectPending(t *testing.T, s *TwoPhaseCommitSink, when string, want []int6
 	}
 }
 
-// diffResults describes how got differs from want as multisets: the
-// results missing from got (lost), then those got has more often than
-// want (duplicated or never produced). It is empty when they hold the same
-// results, perhaps in another order.
+// diffResults describes how got differs from want: the results missing
+// from got (lost) and those it has more often than want (duplicated or
+// never produced), then where the two first differ, position by position.
 func diffResults(got, want []kit.Result) string {
-	missing, extra := windowtest.Unmatched(got, want)
-	var b strings.Builder
-	if len(missing) > 0 {
-		fmt.Fprintf(&b, "missing (expected, not returned):\n%s\n", windowtest.FmtResultsUpTo(missing, 12))
+	d := windowtest.DiffResults(got, want)
+	if d == "" && len(got) > 0 {
+		d = "the same results, in another order: ReadCommitted returns transactions in checkpoint order, each in write order\n"
 	}
-	if len(extra) > 0 {
-		fmt.Fprintf(&b, "unexpected (returned, but not expected, or more often than expected):\n%s\n", windowtest.FmtResultsUpTo(extra, 12))
-	}
-	if len(missing) == 0 && len(extra) == 0 && len(got) > 0 {
-		b.WriteString("the same results, in another order: ReadCommitted returns transactions in checkpoint order, each in write order\n")
-	}
-	return b.String()
-}
-
-// sideBySide shows where got and want first differ, with a few results of
-// context, or nothing when one of them is empty (diffResults says it all).
-func sideBySide(got, want []kit.Result) string {
-	if len(got) == 0 || len(want) == 0 {
-		return ""
-	}
-	i := 0
-	for i < len(got) && i < len(want) && got[i] == want[i] {
-		i++
-	}
-	from := max(0, i-2)
-	var b strings.Builder
-	fmt.Fprintf(&b, "first difference at position %d:\n", i)
-	for j := from; j < i+4 && (j < len(got) || j < len(want)); j++ {
-		g, w := "(end)", "(end)"
-		if j < len(got) {
-			g = got[j].String()
-		}
-		if j < len(want) {
-			w = want[j].String()
-		}
-		mark := "  "
-		if g != w {
-			mark = "≠ "
-		}
-		fmt.Fprintf(&b, "  %s%4d  got %-40s want %s\n", mark, j, g, w)
-	}
-	return b.String()
+	return d + windowtest.SideBySide(got, want)
 }
 
 // fmtIDs renders checkpoint ids as "[1 2 3]".

@@ -119,28 +119,11 @@ func (o oracle) visible(dir string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("ReadCommitted = %v", err)
 	}
-	// The longest run of whole checkpoints got starts with.
-	k, n := 0, 0
-	for k < o.checkpoints() {
-		next := o.perCheckpoint[k]
-		if n+len(next) > len(got) || !slices.Equal(got[n:n+len(next)], next) {
-			break
-		}
-		k, n = k+1, n+len(next)
+	k, err := windowtest.WholeCheckpoints(got, o.perCheckpoint)
+	if err != nil {
+		return 0, fmt.Errorf("ReadCommitted returned %w", err)
 	}
-	if n == len(got) {
-		return k, nil
-	}
-	rest := got[n:]
-	what := fmt.Sprintf("ReadCommitted returned %d results: the output of checkpoints 1..%d (%d results), then %d more", len(got), k, n, len(rest))
-	if k == o.checkpoints() {
-		return 0, fmt.Errorf("%s, though that is all the job produces:\n%s", what, windowtest.FmtResultsUpTo(rest, 8))
-	}
-	next := o.perCheckpoint[k]
-	if len(rest) < len(next) && slices.Equal(rest, next[:len(rest)]) {
-		return 0, fmt.Errorf("%s: the first %d of the %d results of checkpoint %d, a part of its transaction", what, len(rest), len(next), k+1)
-	}
-	return 0, fmt.Errorf("%s, which are not checkpoint %d's %d results:\n%s%s", what, k+1, len(next), diffResults(rest, next), sideBySide(rest, next))
+	return k, nil
 }
 
 // empty reports whether checkpoint c (1-based) has no results.
@@ -173,8 +156,8 @@ func runClean(t *testing.T, spec jobSpec, o oracle) ([]kit.Result, string) {
 		t.Fatalf("ReadCommitted after RunJob without a crash = %v, want no error", err)
 	}
 	if !slices.Equal(got, o.all()) {
-		t.Fatalf("even without a crash, the job's committed output is not the processor's output (%v):\n%s%s"+
-			"fix TestJobCommitsEveryResultExactlyOnce first", spec, diffResults(got, o.all()), sideBySide(got, o.all()))
+		t.Fatalf("even without a crash, the job's committed output is not the processor's output (%v):\n%s"+
+			"fix TestJobCommitsEveryResultExactlyOnce first", spec, diffResults(got, o.all()))
 	}
 	return got, dir
 }
@@ -426,8 +409,8 @@ func (cr *crashRun) expectExactlyOnce(want []kit.Result, why string) {
 			"and a restarted job must continue with checkpoint ids greater than its restored one")
 	}
 	cr.t.Errorf("after the crash(es) and the restart, ReadCommitted returned %d results; the uninterrupted run committed %d.\n%s\n\n"+
-		"what happened:\n%s\n\n%s\n%s\nwhy it matters: %s",
-		len(got), len(want), "- "+strings.Join(causes, "\n- "), cr.history(), diffResults(got, want), sideBySide(got, want), why)
+		"what happened:\n%s\n\n%s\nwhy it matters: %s",
+		len(got), len(want), "- "+strings.Join(causes, "\n- "), cr.history(), diffResults(got, want), why)
 }
 
 // classifyDiff compares got with want as multisets: changed counts the

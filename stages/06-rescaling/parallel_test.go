@@ -193,10 +193,11 @@ func parallelHint(got, want []kit.Result, maxP, p int) string {
 // callTimeline draws the window of the first difference between got and
 // want, over the events of ops: what the parallel run did there.
 func callTimeline(cfg Config, ops []op, emitted []kit.Result, pp *ParallelProcessor, got, want []kit.Result) string {
-	start, end, ok := windowtest.FirstDifference(kit.SortResults(slices.Clone(got)), kit.SortResults(slices.Clone(want)))
+	first, ok := windowtest.FirstDifference(kit.SortResults(slices.Clone(got)), kit.SortResults(slices.Clone(want)))
 	if !ok {
 		return ""
 	}
+	start, end := first.Start, first.End
 	tl := kit.Timeline{WindowSize: cfg.WindowSize, Lateness: cfg.AllowedLateness, Events: eventsOf(ops),
 		Watermark: watermarkOrNone(pp), Results: emitted, Late: pp.Late()}
 	return fmt.Sprintf("your parallel run, only window [%d,%d), arrival order:\n%s", start, end, windowtest.OnlyWindow(tl, start, end).String())

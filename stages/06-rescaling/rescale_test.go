@@ -225,10 +225,11 @@ func (r *rescaleRun) hint(got, want []kit.Result, seg int) string {
 
 // timeline draws the window of the first difference, over the calls so far.
 func (r *rescaleRun) timeline(pp *ParallelProcessor, k int, got, want []kit.Result) string {
-	start, end, ok := windowtest.FirstDifference(got, want)
+	first, ok := windowtest.FirstDifference(got, want)
 	if !ok {
 		return ""
 	}
+	start, end := first.Start, first.End
 	tl := kit.Timeline{WindowSize: r.cfg.WindowSize, Lateness: r.cfg.AllowedLateness, Events: eventsOf(r.ops[:k+1]),
 		Watermark: watermarkOrNone(pp), Results: r.emitted, Late: append(slices.Clone(r.late), pp.Late()...)}
 	arrivals := 0

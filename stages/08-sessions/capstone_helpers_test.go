@@ -302,27 +302,10 @@ func arrivalsOf(sc scenario, key string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// diffSessions describes how the sessions got differ from want, both
-// sorted, with times of day: at most 10 missing and 10 unexpected.
+// diffSessions describes how the sessions got differ from want, with
+// times of day.
 func diffSessions(got, want []kit.Result) string {
-	missing, extra := windowtest.Unmatched(got, want)
-	var b strings.Builder
-	list := func(title string, rs []kit.Result) {
-		if len(rs) == 0 {
-			return
-		}
-		fmt.Fprintf(&b, "%s (%d):\n", title, len(rs))
-		for i, r := range rs {
-			if i == 10 {
-				fmt.Fprintf(&b, "  … %d more\n", len(rs)-i)
-				break
-			}
-			fmt.Fprintf(&b, "  %s\n", fmtSession(r))
-		}
-	}
-	list("missing (in the oracle, not downstream)", missing)
-	list("unexpected (downstream, not in the oracle)", extra)
-	return b.String()
+	return windowtest.DiffResultsAs(got, want, fmtSession)
 }
 
 // deadline is when a session must be visible downstream at the latest.

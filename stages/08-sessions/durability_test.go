@@ -4,12 +4,9 @@ package sessions
 
 import (
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -208,21 +205,14 @@ func fileSizes(t *testing.T, sc scenario, want []kit.Result) (beforeResults, lar
 // largestFile returns the size of the largest regular file under dir.
 func largestFile(t *testing.T, dir string) int64 {
 	t.Helper()
-	var largest int64
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		info, err := d.Info()
-		if err == nil {
-			largest = max(largest, info.Size())
-		}
-		return err
-	})
+	sizes, err := suite.FileSizes(dir)
 	if err != nil {
-		t.Fatalf("walk the job's Dir: %v", err)
+		t.Fatalf("the job's Dir: %v", err)
 	}
-	return largest
+	if len(sizes) == 0 {
+		return 0
+	}
+	return sizes[len(sizes)-1]
 }
 
 // restartAt is when a durability test restarts the job on what a crash or
@@ -241,26 +231,13 @@ func visibleCheckpoints(dir string, txns []txn) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("ReadCommitted = %v", err)
 	}
-	k, n := 0, 0 // the longest run of whole checkpoints got starts with
-	for k < len(txns) {
-		next := txns[k].results
-		if n+len(next) > len(got) || !slices.Equal(got[n:n+len(next)], next) {
-			break
-		}
-		k, n = k+1, n+len(next)
+	per := make([][]kit.Result, len(txns))
+	for i, tx := range txns {
+		per[i] = tx.results
 	}
-	if n == len(got) {
-		return k, nil
+	k, err := windowtest.WholeCheckpoints(got, per)
+	if err != nil {
+		return 0, fmt.Errorf("ReadCommitted returned %w", err)
 	}
-	rest := got[n:]
-	what := fmt.Sprintf("ReadCommitted returned %d results: the changelog of checkpoints 1..%d (%d results), then %d more", len(got), k, n, len(rest))
-	if k == len(txns) {
-		return 0, fmt.Errorf("%s, though that is all the job commits:\n%s", what, windowtest.FmtResultsUpTo(rest, 8))
-	}
-	next := txns[k].results
-	if len(rest) < len(next) && slices.Equal(rest, next[:len(rest)]) {
-		return 0, fmt.Errorf("%s: the first %d of the %d results of checkpoint %d, a part of its transaction", what, len(rest), len(next), k+1)
-	}
-	return 0, fmt.Errorf("%s, which are not checkpoint %d's %d results:\n%s\nwant\n%s", what, k+1, len(next),
-		windowtest.FmtResultsUpTo(rest, 8), windowtest.FmtResultsUpTo(next, 8))
+	return k, nil
 }

@@ -3,7 +3,6 @@
 package sessions
 
 import (
-	"bytes"
 	"slices"
 	"testing"
 
@@ -98,7 +97,7 @@ func TestLateIsTheCallers(t *testing.T) {
 	}
 }
 
-// TestSessionSnapshotIsACopy certifies that snapshot bytes are the caller's: later processing and later snapshots never change them, and a restored processor shares no memory with them, so overwriting the bytes after a restore changes nothing.
+// TestSessionSnapshotIsACopy certifies that snapshot bytes are the caller's: later processing and later snapshots never change them, a restored processor shares no memory with them (overwriting the bytes after a restore changes nothing), it restores the state it was taken from however far the live processor went on, and two restores of one snapshot share nothing.
 func TestSessionSnapshotIsACopy(t *testing.T) {
 	defer suite.Recover(t)
 	for _, c := range []struct {
@@ -110,42 +109,19 @@ func TestSessionSnapshotIsACopy(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer suite.Recover(t)
-			for _, cut := range []int{len(c.ops) / 4, len(c.ops) / 2, len(c.ops) - 3} {
-				checkSnapshotIsACopy(t, c.ops, cut)
-			}
+			windowtest.CheckSnapshotIsACopy(t, windowtest.SnapshotCopy[*SessionProcessor]{
+				Ops: c.ops, Want: runOps(newSessions(t, formatCfg), c.ops),
+				Cuts: []int{len(c.ops) / 4, len(c.ops) / 2, len(c.ops) - 3},
+				Prefix: func(t *testing.T, cut int) *SessionProcessor {
+					s := newSessions(t, formatCfg)
+					runOps(s, c.ops[:cut])
+					return s
+				},
+				Snapshot: func(t *testing.T, s *SessionProcessor) []byte { return snapshotOf(t, s) },
+				Restore:  func(t *testing.T, snap []byte, _ int) *SessionProcessor { return restoreOf(t, snap) },
+				Other:    ev("other", "a", 0, 100),
+				Restorer: "RestoreSessionProcessor",
+			})
 		})
-	}
-}
-
-// checkSnapshotIsACopy stops t unless a snapshot of a processor after
-// ops[:cut] is unchanged by the calls ops[cut:] and a later snapshot, and a
-// processor restored from it, whose bytes are then overwritten, continues
-// as the uninterrupted run.
-func checkSnapshotIsACopy(t *testing.T, ops []op, cut int) {
-	t.Helper()
-	full := runOps(newSessions(t, formatCfg), ops)
-	s := newSessions(t, formatCfg)
-	runOps(s, ops[:cut])
-	snap := snapshotOf(t, s)
-	was := bytes.Clone(snap)
-	runOps(s, ops[cut:])
-	snapshotOf(t, s)
-	if !bytes.Equal(snap, was) {
-		t.Fatalf("a snapshot taken after call %d of %d changed when the processor went on (%s): the bytes are the caller's,\n"+
-			"a savepoint to keep. Snapshot returns new memory every time, never a buffer it fills again or a view of the\n"+
-			"processor's state.", cut, len(ops), suite.ByteDiff(was, snap))
-	}
-	r := restoreOf(t, snap)
-	for i := range snap {
-		snap[i] = 0xff
-	}
-	cont := runOps(r, ops[cut:])
-	for i, got := range cont.Outs {
-		if want := full.Outs[cut+i]; !slices.Equal(got, want) {
-			t.Fatalf("restored from a snapshot taken after call %d, its bytes then overwritten with 0xff: call %d %v returned\n%s\n"+
-				"the uninterrupted run returned\n%s\nThe restored processor shares no memory with the bytes it was restored from:\n"+
-				"the caller may reuse them (a read buffer). Copy keys and IDs out of them (string(b) copies; unsafe.String\n"+
-				"does not).", cut, cut+i+1, ops[cut+i], windowtest.FmtResults(got), windowtest.FmtResults(want))
-		}
 	}
 }

@@ -81,11 +81,10 @@ func (d delivery) check(t *testing.T, what string, want []kit.Result, lateWhy st
 // firstDiff returns the first result that differs between got and want
 // (both sorted), to focus a timeline on.
 func firstDiff(got, want []kit.Result) []kit.Result {
-	missing, extra := windowtest.Unmatched(got, want)
-	if len(missing) > 0 {
-		return missing[:1]
+	if r, ok := windowtest.FirstDifference(got, want); ok {
+		return []kit.Result{r}
 	}
-	return extra[:min(1, len(extra))]
+	return nil
 }
 
 // focus draws the part of the delivery about the key and time span of the
