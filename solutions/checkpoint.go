@@ -29,8 +29,8 @@ import (
 // string is a uvarint byte length followed by the bytes. Fields in order:
 //
 //	config      varint WindowSize, varint WatermarkDelay, varint AllowedLateness
-//	            (WatermarkDelay −1 marks a processor made by NewUpstreamProcessor:
-//	            its delay is 0 and only AdvanceWatermark moves its watermark)
+//	            (WatermarkDelay −1 marks a processor made by NewUpstreamProcessor,
+//	            stage 07: see upstreamDelay)
 //	watermark   varint (math.MinInt64 before any event, math.MaxInt64 after Flush)
 //	seen IDs    uvarint n, then n strings in ascending byte order
 //	windows     uvarint n, then n windows in ascending end order, each:
@@ -43,23 +43,15 @@ import (
 // watermark fires every window it reaches), so the watermark carries it.
 // The side output is not in the snapshot: it is output, not state.
 //
-// The −1 delay (stage 07) kept the layout, and so version 1: every snapshot
-// written before it reads as before, and a build older than stage 07 refuses
-// an upstream processor's snapshot (a negative delay is an invalid config)
-// instead of restoring one that would raise its own watermark.
-//
 // Everything is written in a canonical order, never in map order, so equal
 // state gives equal bytes. A decoder accepts only what an encoder writes:
 // no trailing bytes, no repeated or unordered IDs, windows or keys.
+
 const (
 	snapshotMagic   = "FLKS"
 	snapshotVersion = 1 // the version Snapshot writes
 
 	headerLen = 4 + 1 + 8 + 4 // magic, version, body length, checksum
-
-	// upstreamDelay is the WatermarkDelay written for a processor that
-	// follows upstream watermarks only (NewUpstreamProcessor).
-	upstreamDelay = -1
 )
 
 // castagnoli is the CRC-32C table, the checksum of the body. A CRC detects
