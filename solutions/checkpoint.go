@@ -29,8 +29,10 @@ import (
 // string is a uvarint byte length followed by the bytes. Fields in order:
 //
 //	config      varint WindowSize, varint WatermarkDelay, varint AllowedLateness
-//	            (WatermarkDelay −1 marks a processor made by NewUpstreamProcessor,
-//	            stage 07: see upstreamDelay)
+//course:stage 07 following upstream watermarks only
+//	            (WatermarkDelay −1 marks a processor made by NewUpstreamProcessor:
+//	            see upstreamDelay)
+//course:end
 //	watermark   varint (math.MinInt64 before any event, math.MaxInt64 after Flush)
 //	seen IDs    uvarint n, then n strings in ascending byte order
 //	windows     uvarint n, then n windows in ascending end order, each:
@@ -72,9 +74,11 @@ func (p *Processor) Snapshot() ([]byte, error) {
 	buf := make([]byte, headerLen, 256)
 
 	delay := p.cfg.WatermarkDelay
+	//course:stage 07 following upstream watermarks only
 	if p.upstreamOnly {
 		delay = upstreamDelay
 	}
+	//course:end
 	buf = binary.AppendVarint(buf, p.cfg.WindowSize)
 	buf = binary.AppendVarint(buf, delay)
 	buf = binary.AppendVarint(buf, p.cfg.AllowedLateness)
@@ -253,15 +257,19 @@ func decodeV1(body []byte) (*Processor, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	//course:stage 07 following upstream watermarks only
 	upstream := cfg.WatermarkDelay == upstreamDelay
 	if upstream {
 		cfg.WatermarkDelay = 0
 	}
+	//course:end
 	p, err := NewProcessor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
 	}
+	//course:stage 07 following upstream watermarks only
 	p.upstreamOnly = upstream
+	//course:end
 	p.watermark = watermark
 
 	if p.seen, err = r.seenIDs(); err != nil {

@@ -2,10 +2,13 @@
 
 package solutions
 
+//course:stage 04 the seen IDs in a snapshot
 import (
 	"maps"
 	"slices"
 )
+
+//course:end
 
 // idSet is the set of event IDs a processor has seen: its dedup state, and
 // by far its largest, since it holds every ID ever processed (a real job
@@ -37,6 +40,8 @@ func (s idSet) len() int {
 	return len(s.ids)
 }
 
+//course:stage 04 the seen IDs in a snapshot
+
 // addBytes is add for an ID a decoder holds as bytes; the set keeps a
 // copy.
 func (s idSet) addBytes(id []byte) bool {
@@ -49,3 +54,5 @@ func (s idSet) addBytes(id []byte) bool {
 func (s idSet) sorted() []string {
 	return slices.Sorted(maps.Keys(s.ids))
 }
+
+//course:end

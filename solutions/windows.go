@@ -76,9 +76,11 @@ type Processor struct {
 	// arrived, in arrival order.
 	late []kit.Event
 
-	// upstreamOnly is set by NewUpstreamProcessor (stage 07): the watermark
-	// then moves only by AdvanceWatermark and Flush, never by events.
+	//course:stage 07 following upstream watermarks only
+	// upstreamOnly is set by NewUpstreamProcessor: the watermark then moves
+	// only by AdvanceWatermark and Flush, never by events.
 	upstreamOnly bool
+	//course:end
 
 	// reuse is empty in the plain build: what expires is left to the
 	// garbage collector. The tuned build (-tags fast, windowstate_fast.go)
@@ -137,6 +139,7 @@ func (p *Processor) Process(e kit.Event) []kit.Result {
 	t.count++
 	t.sum += e.Value
 
+	//course:stage 03 correcting a fired window
 	if end <= p.watermark {
 		// The watermark has passed this window's end, so the window has
 		// fired (every window with end ≤ watermark has). Its results are out
@@ -150,14 +153,17 @@ func (p *Processor) Process(e kit.Event) []kit.Result {
 		r.IsUpdate = t.count > 1
 		return []kit.Result{r}
 	}
+	//course:end
 
 	// 4. Only now let the event raise the watermark and fire what is due.
 	// An event can never close its own window this way (ts − delay < end),
 	// so counting it first is what makes every fired result include it.
+	//course:stage 07 following upstream watermarks only
 	// A processor that follows upstream watermarks skips this step.
 	if p.upstreamOnly {
 		return nil
 	}
+	//course:end
 	return p.advanceTo(minusSaturating(e.TS, p.cfg.WatermarkDelay))
 }
 

@@ -54,10 +54,14 @@ func (w *window) tally(key string) *keyTally {
 	return t
 }
 
+//course:stage 04 restoring a window from a snapshot
+
 // restoreTally adds the tally of a key new to w, as a snapshot holds it.
 func (w *window) restoreTally(key string, count, sum int64) {
 	w.tallies[key] = &keyTally{key: key, count: count, sum: sum}
 }
+
+//course:end
 
 // sortedTallies returns the tallies of w in ascending key order, the order
 // of a window's results: a map iterates in random order.
