@@ -36,13 +36,13 @@
 //
 // The stage is two digits and the label says in a few words what the code
 // is for: `de solution` names the stages and labels it left out after each
-// file, and shows the later stage's regions with their lines marked +. Each
-// directive is a line of its own, regions do not nest, and a region is a
-// later stage's code than the first stage that lists the file in
-// stages/catalog.json; a stage with a region in a file lists that file too.
-// At the top level, keep a blank line between a directive and a
-// declaration's doc comment (gofmt would move the directive to the end of
-// the comment). The view at every stage type-checks and is gofmt-formatted,
-// and internal/refview's tests prove it; the directives are comments, so
-// the go tool and the similarity measure of `de grade` ignore them.
+// file; the stage that adds a region lists the file in stages/catalog.json
+// too, and its `de solution` shows the declarations it adds to, its lines
+// marked +. Each directive is a line of its own, regions do not nest, and a
+// region's stage comes after the first stage that lists the file. At the
+// top level, keep a blank line between a directive and a declaration's doc
+// comment (gofmt would move the directive to the end of the comment). The
+// view at every stage type-checks and is gofmt-formatted, which
+// internal/refview's tests prove; the directives are comments, so the go
+// tool and the similarity measure of `de grade` ignore them.
 package solutions
