@@ -29,8 +29,10 @@ import (
 // string is a uvarint byte length followed by the bytes. Fields in order:
 //
 //	config      varint WindowSize, varint WatermarkDelay, varint AllowedLateness
+//course:stage 07 following upstream watermarks only
 //	            (WatermarkDelay −1 marks a processor made by NewUpstreamProcessor:
-//	            its delay is 0 and only AdvanceWatermark moves its watermark)
+//	            see upstreamDelay)
+//course:end
 //	watermark   varint (math.MinInt64 before any event, math.MaxInt64 after Flush)
 //	seen IDs    uvarint n, then n strings in ascending byte order
 //	windows     uvarint n, then n windows in ascending end order, each:
@@ -43,23 +45,15 @@ import (
 // watermark fires every window it reaches), so the watermark carries it.
 // The side output is not in the snapshot: it is output, not state.
 //
-// The −1 delay (stage 07) kept the layout, and so version 1: every snapshot
-// written before it reads as before, and a build older than stage 07 refuses
-// an upstream processor's snapshot (a negative delay is an invalid config)
-// instead of restoring one that would raise its own watermark.
-//
 // Everything is written in a canonical order, never in map order, so equal
 // state gives equal bytes. A decoder accepts only what an encoder writes:
 // no trailing bytes, no repeated or unordered IDs, windows or keys.
+
 const (
 	snapshotMagic   = "FLKS"
 	snapshotVersion = 1 // the version Snapshot writes
 
 	headerLen = 4 + 1 + 8 + 4 // magic, version, body length, checksum
-
-	// upstreamDelay is the WatermarkDelay written for a processor that
-	// follows upstream watermarks only (NewUpstreamProcessor).
-	upstreamDelay = -1
 )
 
 // castagnoli is the CRC-32C table, the checksum of the body. A CRC detects
@@ -80,9 +74,11 @@ func (p *Processor) Snapshot() ([]byte, error) {
 	buf := make([]byte, headerLen, 256)
 
 	delay := p.cfg.WatermarkDelay
+	//course:stage 07 following upstream watermarks only
 	if p.upstreamOnly {
 		delay = upstreamDelay
 	}
+	//course:end
 	buf = binary.AppendVarint(buf, p.cfg.WindowSize)
 	buf = binary.AppendVarint(buf, delay)
 	buf = binary.AppendVarint(buf, p.cfg.AllowedLateness)
@@ -261,15 +257,19 @@ func decodeV1(body []byte) (*Processor, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	//course:stage 07 following upstream watermarks only
 	upstream := cfg.WatermarkDelay == upstreamDelay
 	if upstream {
 		cfg.WatermarkDelay = 0
 	}
+	//course:end
 	p, err := NewProcessor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
 	}
+	//course:stage 07 following upstream watermarks only
 	p.upstreamOnly = upstream
+	//course:end
 	p.watermark = watermark
 
 	if p.seen, err = r.seenIDs(); err != nil {

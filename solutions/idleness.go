@@ -164,6 +164,15 @@ func (w *Watermarks) part(i int, method string) *partition {
 	return &w.parts[i]
 }
 
+// upstreamDelay is the WatermarkDelay a snapshot (checkpoint.go) holds for
+// a processor made by NewUpstreamProcessor: its delay is 0, and only
+// AdvanceWatermark moves its watermark. The −1 kept the layout, and so
+// version 1: every snapshot written before stage 07 reads as before, and a
+// build older than stage 07 refuses an upstream processor's snapshot (a
+// negative delay is an invalid config) instead of restoring one that would
+// raise its own watermark.
+const upstreamDelay = -1
+
 // NewUpstreamProcessor returns a Processor for cfg whose watermark moves
 // only by AdvanceWatermark (and Flush): events never raise it. That is
 // Flink's WindowOperator, which follows the watermarks of its inputs and

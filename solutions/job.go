@@ -116,16 +116,19 @@ func RunJob(cfg JobConfig, source []kit.Event) error {
 // cfg.Dir, or starts it fresh when there is none.
 func startJob(cfg JobConfig, source []kit.Event) (*job, error) {
 	j := &job{cfg: cfg}
-	var ck checkpoint
-	id, err := readLatestCheckpoint(cfg.Dir, &ck)
+	id, data, err := readLatestCheckpoint(cfg.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("job: %w", err)
 	}
+	var ck checkpoint
 	if id == 0 {
 		if j.p, err = NewProcessor(cfg.Processor); err != nil {
 			return nil, fmt.Errorf("job: %w", err)
 		}
 	} else {
+		if err := json.Unmarshal(data, &ck); err != nil {
+			return nil, fmt.Errorf("job: checkpoint %d is corrupt: %w", id, err)
+		}
 		if ck.Version != checkpointVersion {
 			return nil, fmt.Errorf("job: checkpoint %d has version %d; this job reads version %d", id, ck.Version, checkpointVersion)
 		}
@@ -155,14 +158,19 @@ func (j *job) checkpoint() error {
 	if err != nil {
 		return fmt.Errorf("job: checkpoint %d: %w", j.out.nextID, err)
 	}
-	ck := &checkpoint{Version: checkpointVersion, ID: j.out.nextID, Offset: j.offset, Processor: snap}
-	if err := j.out.checkpoint(ck); err != nil {
+	ck := checkpoint{Version: checkpointVersion, ID: j.out.nextID, Offset: j.offset, Processor: snap}
+	if err := j.out.checkpoint(ck.encode); err != nil {
 		return fmt.Errorf("job: %w", err)
 	}
 	return nil
 }
 
-func (ck *checkpoint) setPending(ids []int64) { ck.Pending = ids }
+// encode returns ck with the sink's pending transactions, as JSON: what
+// output.checkpoint stores.
+func (ck checkpoint) encode(pending []int64) ([]byte, error) {
+	ck.Pending = pending
+	return json.Marshal(ck)
+}
 
 // output is the sink side of a job, shared by RunJob and RunSessionJob: the
 // two-phase-commit sink, the checkpoints stored beside it, and the protocol
@@ -209,12 +217,15 @@ func (o *output) write(rs []kit.Result) error {
 	return nil
 }
 
-// checkpoint completes checkpoint o.nextID, whose state the job has put in
-// ck: pre-commit, store, commit. A crash at any point before the checkpoint
-// is stored leaves the previous checkpoint as the latest complete one, and
-// recovery aborts this checkpoint's transaction; a crash after it is stored
-// leaves this one, and recovery commits its transaction.
-func (o *output) checkpoint(ck interface{ setPending([]int64) }) error {
+// checkpoint completes checkpoint o.nextID: pre-commit, store, commit. What
+// it stores is encode(pending), the job's own checkpoint with the sink's
+// pending transactions in it: the job knows its state and its format, the
+// output only that the bytes must be durable before anything is committed.
+// A crash at any point before the checkpoint is stored leaves the previous
+// checkpoint as the latest complete one, and recovery aborts this
+// checkpoint's transaction; a crash after it is stored leaves this one, and
+// recovery commits its transaction.
+func (o *output) checkpoint(encode func(pending []int64) ([]byte, error)) error {
 	id := o.nextID
 	o.step(StepBeforePreCommit, id)
 	if err := o.sink.PreCommit(id); err != nil {
@@ -225,8 +236,11 @@ func (o *output) checkpoint(ck interface{ setPending([]int64) }) error {
 	// Pending after PreCommit includes id itself: once this checkpoint is
 	// stored, recovery must commit its transaction.
 	pending := o.sink.Pending()
-	ck.setPending(pending)
-	if err := storeCheckpoint(o.dir, id, ck); err != nil {
+	data, err := encode(pending)
+	if err != nil {
+		return fmt.Errorf("checkpoint %d: %w", id, err)
+	}
+	if err := storeCheckpoint(o.dir, id, data); err != nil {
 		return fmt.Errorf("checkpoint %d: %w", id, err)
 	}
 	o.step(StepStored, id)
@@ -247,7 +261,7 @@ func (o *output) checkpoint(ck interface{ setPending([]int64) }) error {
 	return nil
 }
 
-// storeCheckpoint writes ck as JSON, durably and atomically, to
+// storeCheckpoint writes data, durably and atomically, to
 // dir/checkpoints/<id>.json (recoverOutput made the folder): a temporary
 // file, fsynced, then renamed into place and the folder fsynced. Until the
 // rename a crash leaves at most a temporary file, which readLatestCheckpoint
@@ -257,12 +271,8 @@ func (o *output) checkpoint(ck interface{ setPending([]int64) }) error {
 // are then deleted (Flink retains one by default,
 // state.checkpoints.num-retained); a power loss may bring one back, which
 // is harmless: the latest checkpoint is the one with the highest id.
-func storeCheckpoint(dir string, id int64, ck any) error {
+func storeCheckpoint(dir string, id int64, data []byte) error {
 	cdir := filepath.Join(dir, checkpointsDir)
-	data, err := json.Marshal(ck)
-	if err != nil {
-		return err
-	}
 	final := filepath.Join(cdir, strconv.FormatInt(id, 10)+".json")
 	tmp := final + ".tmp"
 	if err := writeFileSync(tmp, data); err != nil {
@@ -288,24 +298,21 @@ func storeCheckpoint(dir string, id int64, ck any) error {
 	return nil
 }
 
-// readLatestCheckpoint decodes the completed checkpoint with the highest id
-// in dir into ck and returns that id, or 0 when there is none. The caller
-// checks the version of what it decoded.
-func readLatestCheckpoint(dir string, ck any) (int64, error) {
+// readLatestCheckpoint returns the id and the bytes of the completed
+// checkpoint with the highest id in dir, or id 0 when there is none. The
+// caller decodes them and checks their version.
+func readLatestCheckpoint(dir string) (id int64, data []byte, err error) {
 	cdir := filepath.Join(dir, checkpointsDir)
 	ids, err := checkpointIDs(cdir)
 	if err != nil || len(ids) == 0 {
-		return 0, err
+		return 0, nil, err
 	}
-	id := ids[len(ids)-1]
-	data, err := os.ReadFile(filepath.Join(cdir, strconv.FormatInt(id, 10)+".json"))
+	id = ids[len(ids)-1]
+	data, err = os.ReadFile(filepath.Join(cdir, strconv.FormatInt(id, 10)+".json"))
 	if err != nil {
-		return 0, fmt.Errorf("read checkpoint %d: %w", id, err)
+		return 0, nil, fmt.Errorf("read checkpoint %d: %w", id, err)
 	}
-	if err := json.Unmarshal(data, ck); err != nil {
-		return 0, fmt.Errorf("checkpoint %d is corrupt: %w", id, err)
-	}
-	return id, nil
+	return id, data, nil
 }
 
 // checkpointIDs returns the ids of the completed checkpoints in cdir,

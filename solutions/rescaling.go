@@ -181,10 +181,9 @@ func (pp *ParallelProcessor) Process(e kit.Event) []kit.Result {
 	// redelivered record has the same key, so it reaches the same group. (An
 	// ID reused with another key is outside the contract; here it counts in
 	// its own key group.)
-	out, late := g.process(e)
-	if late {
-		pp.late = append(pp.late, e)
-	}
+	before := len(g.late)
+	out := g.Process(e)
+	pp.late = append(pp.late, g.late[before:]...) // e, if it went to g's side output
 
 	// g raised its watermark to max(watermark, e.TS − delay) unless e was a
 	// duplicate or late: that is the stream's new watermark. Broadcast it,
@@ -238,6 +237,19 @@ func (pp *ParallelProcessor) KeysOn(subtask int) []string {
 	}
 	slices.Sort(keys) // a key belongs to one key group: no duplicates across groups
 	return keys
+}
+
+// keys returns the keys that have state in some window, sorted, each once
+// (what KeysOn lists).
+func (p *Processor) keys() []string {
+	var keys []string
+	for _, w := range p.windows {
+		for _, t := range p.sortedTallies(w) {
+			keys = append(keys, t.key)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys) // a key with state in two windows is listed once
 }
 
 // group returns the processor of key group kg, on the subtask that owns

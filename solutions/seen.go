@@ -2,14 +2,17 @@
 
 package solutions
 
+//course:stage 04 the seen IDs in a snapshot
 import (
 	"maps"
 	"slices"
 )
 
+//course:end
+
 // idSet is the set of event IDs a processor has seen: its dedup state, and
 // by far its largest, since it holds every ID ever processed (a real job
-// bounds it with a TTL; stage 10 does).
+// bounds it with a TTL).
 //
 // This is the plain build's: a map of strings. The tuned build (-tags fast,
 // seen_fast.go) keeps short IDs inline in a map without pointers and sorts
@@ -32,15 +35,17 @@ func (s idSet) add(id string) bool {
 	return true
 }
 
+// len returns the number of IDs in s.
+func (s idSet) len() int {
+	return len(s.ids)
+}
+
+//course:stage 04 the seen IDs in a snapshot
+
 // addBytes is add for an ID a decoder holds as bytes; the set keeps a
 // copy.
 func (s idSet) addBytes(id []byte) bool {
 	return s.add(string(id))
-}
-
-// len returns the number of IDs in s.
-func (s idSet) len() int {
-	return len(s.ids)
 }
 
 // sorted returns every ID in s in ascending byte order, the canonical order
@@ -49,3 +54,5 @@ func (s idSet) len() int {
 func (s idSet) sorted() []string {
 	return slices.Sorted(maps.Keys(s.ids))
 }
+
+//course:end

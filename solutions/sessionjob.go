@@ -1,6 +1,7 @@
 package solutions
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -181,17 +182,20 @@ func checkSessionJob(cfg SessionJobConfig, arrivals []Arrival, clock *kit.Manual
 // or starts it fresh.
 func startSessionJob(cfg SessionJobConfig, clock *kit.ManualClock) (*sessionJob, error) {
 	j := &sessionJob{cfg: cfg, clock: clock}
-	var ck sessionCheckpoint
-	id, err := readLatestCheckpoint(cfg.Dir, &ck)
+	id, data, err := readLatestCheckpoint(cfg.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("sessions job: %w", err)
 	}
+	var ck sessionCheckpoint
 	if id == 0 {
 		j.epoch = clock.Now()
 		if j.sp, err = NewSessionProcessor(cfg.Sessions); err != nil {
 			return nil, fmt.Errorf("sessions job: %w", err)
 		}
 	} else {
+		if err := json.Unmarshal(data, &ck); err != nil {
+			return nil, fmt.Errorf("sessions job: checkpoint %d is corrupt: %w", id, err)
+		}
 		if ck.Version != sessionCheckpointVersion {
 			return nil, fmt.Errorf("sessions job: checkpoint %d is not a sessions-job checkpoint (version %d)", id, ck.Version)
 		}
@@ -248,11 +252,16 @@ func (j *sessionJob) checkpoint() error {
 	if err != nil {
 		return fmt.Errorf("sessions job: checkpoint %d: %w", j.out.nextID, err)
 	}
-	ck := &sessionCheckpoint{Version: sessionCheckpointVersion, ID: j.out.nextID, Offset: j.offset, Epoch: j.epoch, Sessions: snap}
-	if err := j.out.checkpoint(ck); err != nil {
+	ck := sessionCheckpoint{Version: sessionCheckpointVersion, ID: j.out.nextID, Offset: j.offset, Epoch: j.epoch, Sessions: snap}
+	if err := j.out.checkpoint(ck.encode); err != nil {
 		return fmt.Errorf("sessions job: %w", err)
 	}
 	return nil
 }
 
-func (ck *sessionCheckpoint) setPending(ids []int64) { ck.Pending = ids }
+// encode returns ck with the sink's pending transactions, as JSON: what
+// output.checkpoint stores.
+func (ck sessionCheckpoint) encode(pending []int64) ([]byte, error) {
+	ck.Pending = pending
+	return json.Marshal(ck)
+}

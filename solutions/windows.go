@@ -76,9 +76,11 @@ type Processor struct {
 	// arrived, in arrival order.
 	late []kit.Event
 
-	// upstreamOnly is set by NewUpstreamProcessor (stage 07): the watermark
-	// then moves only by AdvanceWatermark and Flush, never by events.
+	//course:stage 07 following upstream watermarks only
+	// upstreamOnly is set by NewUpstreamProcessor: the watermark then moves
+	// only by AdvanceWatermark and Flush, never by events.
 	upstreamOnly bool
+	//course:end
 
 	// reuse is empty in the plain build: what expires is left to the
 	// garbage collector. The tuned build (-tags fast, windowstate_fast.go)
@@ -106,23 +108,17 @@ func NewProcessor(cfg Config) (*Processor, error) {
 }
 
 // Process adds e to its window and returns the results this event caused,
-// ordered by (End, Start, Key): the windows that fire because e raised the
-// watermark to e.TS − WatermarkDelay (math.MinInt64 if that underflows)
-// or, with allowed lateness, the corrected result of e's own window if
-// that window had already fired. An event whose ID was seen before is
-// ignored; an event whose window has expired goes to Late.
+// ordered by (End, Start, Key): those of the windows that fire because e
+// raised the watermark to e.TS − WatermarkDelay (math.MinInt64 if that
+// underflows). An event whose ID was seen before is ignored; an event whose
+// window has expired goes to Late. With allowed lateness (stage 03), an
+// event for a window that has fired but not expired returns that window's
+// corrected result for e's key instead.
 func (p *Processor) Process(e kit.Event) []kit.Result {
-	out, _ := p.process(e)
-	return out
-}
-
-// process is Process, and also reports whether e went to the side output
-// (stage 06's ParallelProcessor keeps one side output for all key groups).
-func (p *Processor) process(e kit.Event) (out []kit.Result, late bool) {
 	// 1. Dedup first: a redelivered event must have no effect at all, not
 	// even on the watermark or the side output, whatever its fields say.
 	if !p.seen.add(e.ID) {
-		return nil, false
+		return nil
 	}
 
 	// 2. Lateness is judged against the watermark this event arrived to,
@@ -133,34 +129,42 @@ func (p *Processor) process(e kit.Event) (out []kit.Result, late bool) {
 	start, end := AssignWindow(e.TS, p.cfg.WindowSize)
 	if p.watermark >= p.cleanupTime(end) {
 		p.late = append(p.late, e)
-		return nil, true
+		return nil
 	}
 
-	// 3. Update the state. The window may be new, open, or (with allowed
-	// lateness) fired but not yet expired.
+	// 3. Update the state. The window may be new or open or, with allowed
+	// lateness, fired but not yet expired.
 	w := p.windowFor(start, end)
-	t, existed := w.tally(e.Key)
+	t := w.tally(e.Key)
 	t.count++
 	t.sum += e.Value
 
+	//course:stage 03 correcting a fired window
 	if end <= p.watermark {
 		// The watermark has passed this window's end, so the window has
 		// fired (every window with end ≤ watermark has). Its results are out
 		// already: emit this key's corrected result at once. It is an update
-		// only if this key had been emitted before; a key new to the window
-		// is emitted for the first time. (Unreachable with AllowedLateness 0,
-		// where end ≤ watermark means expired.)
-		out = append(out, w.result(*t, existed))
+		// if the key had a result there, that is if this is not its first
+		// event in the window; a key new to the window gets its first
+		// result. Nothing else can fire: e.TS < end ≤ watermark, so e cannot
+		// raise the watermark. (Unreachable with AllowedLateness 0, where
+		// end ≤ watermark means expired.)
+		r := w.result(*t)
+		r.IsUpdate = t.count > 1
+		return []kit.Result{r}
 	}
+	//course:end
 
 	// 4. Only now let the event raise the watermark and fire what is due.
 	// An event can never close its own window this way (ts − delay < end),
 	// so counting it first is what makes every fired result include it.
+	//course:stage 07 following upstream watermarks only
 	// A processor that follows upstream watermarks skips this step.
 	if p.upstreamOnly {
-		return out, false
+		return nil
 	}
-	return p.advanceTo(minusSaturating(e.TS, p.cfg.WatermarkDelay), out), false
+	//course:end
+	return p.advanceTo(minusSaturating(e.TS, p.cfg.WatermarkDelay))
 }
 
 // AdvanceWatermark raises the watermark to wm, as a watermark from an
@@ -168,7 +172,7 @@ func (p *Processor) process(e kit.Event) (out []kit.Result, late bool) {
 // ordered by (End, Start, Key). A wm at or below the current watermark
 // changes nothing: watermarks never go back.
 func (p *Processor) AdvanceWatermark(wm int64) []kit.Result {
-	return p.advanceTo(wm, nil)
+	return p.advanceTo(wm)
 }
 
 // Watermark returns the current watermark: math.MinInt64 before any event
@@ -182,7 +186,7 @@ func (p *Processor) Watermark() int64 {
 // Long.MAX_VALUE watermark, it leaves the watermark at math.MaxInt64, so
 // every later event goes to Late.
 func (p *Processor) Flush() []kit.Result {
-	return p.advanceTo(math.MaxInt64, nil)
+	return p.advanceTo(math.MaxInt64)
 }
 
 // Late returns every event sent to the side output so far (events whose
@@ -192,17 +196,12 @@ func (p *Processor) Late() []kit.Event {
 	return slices.Clone(p.late)
 }
 
-// advanceTo raises the watermark to wm if that is higher, appends the
-// results of every window that fires to out, drops the state of every
-// window that expires, and returns out ordered by (End, Start, Key).
-//
-// out holds at most one result when advanceTo is called: Process's
-// correction of the event's window, which has fired (end ≤ the old
-// watermark). Nothing fires with it: the event's timestamp is below that
-// end, so it cannot raise the watermark, and out is returned as it is.
-func (p *Processor) advanceTo(wm int64, out []kit.Result) []kit.Result {
+// advanceTo raises the watermark to wm if that is higher, returns the
+// results of every window that fires, ordered by (End, Start, Key), and
+// drops the state of every window that expires.
+func (p *Processor) advanceTo(wm int64) []kit.Result {
 	if wm <= p.watermark {
-		return out
+		return nil
 	}
 	old := p.watermark
 	p.watermark = wm
@@ -214,6 +213,7 @@ func (p *Processor) advanceTo(wm int64, out []kit.Result) []kit.Result {
 	// Visiting them in end order, each window's keys sorted, gives results
 	// ordered by (End, Start, Key) without sorting them all: tumbling
 	// windows with the same end have the same start.
+	var out []kit.Result
 	for _, w := range p.windows[p.search(old+1):] {
 		if w.end > wm {
 			break
@@ -263,9 +263,10 @@ func (p *Processor) cleanupTime(end int64) int64 {
 	return end + p.cfg.AllowedLateness
 }
 
-// result is the current result of the key whose tally in w is t.
-func (w *window) result(t keyTally, isUpdate bool) kit.Result {
-	return kit.Result{Key: t.key, Start: w.start, End: w.end, Count: t.count, Sum: t.sum, IsUpdate: isUpdate}
+// result is the result of the key whose tally in w is t, as the window
+// fires it: not an update.
+func (w *window) result(t keyTally) kit.Result {
+	return kit.Result{Key: t.key, Start: w.start, End: w.end, Count: t.count, Sum: t.sum}
 }
 
 // appendResults appends the result of every key of w to out, in key order.
@@ -273,22 +274,9 @@ func (p *Processor) appendResults(out []kit.Result, w *window) []kit.Result {
 	sorted := p.sortedTallies(w)
 	out = slices.Grow(out, len(sorted)) // one allocation, not one per doubling
 	for _, t := range sorted {
-		out = append(out, w.result(t, false))
+		out = append(out, w.result(t))
 	}
 	return out
-}
-
-// keys returns the keys that have state in some window, sorted, each once
-// (stage 06's KeysOn).
-func (p *Processor) keys() []string {
-	var keys []string
-	for _, w := range p.windows {
-		for _, t := range p.sortedTallies(w) {
-			keys = append(keys, t.key)
-		}
-	}
-	slices.Sort(keys)
-	return slices.Compact(keys) // a key with state in two windows is listed once
 }
 
 // minusSaturating returns a − b for b ≥ 0, or math.MinInt64 if that would

@@ -44,24 +44,27 @@ func (p *Processor) dropWindows(n int) {
 }
 
 // tally returns the tally of key in w, adding an empty one if key is new
-// to w; existed reports whether it was there already.
-func (w *window) tally(key string) (t *keyTally, existed bool) {
-	t, existed = w.tallies[key]
-	if !existed {
+// to w.
+func (w *window) tally(key string) *keyTally {
+	t, ok := w.tallies[key]
+	if !ok {
 		t = &keyTally{key: key}
 		w.tallies[key] = t
 	}
-	return t, existed
+	return t
 }
+
+//course:stage 04 restoring a window from a snapshot
 
 // restoreTally adds the tally of a key new to w, as a snapshot holds it.
 func (w *window) restoreTally(key string, count, sum int64) {
 	w.tallies[key] = &keyTally{key: key, count: count, sum: sum}
 }
 
-// sortedTallies returns the tallies of w in ascending key order: the order
-// of a window's results, and of a snapshot, whose bytes must depend only
-// on the state (a map iterates in random order).
+//course:end
+
+// sortedTallies returns the tallies of w in ascending key order, the order
+// of a window's results: a map iterates in random order.
 func (p *Processor) sortedTallies(w *window) []keyTally {
 	sorted := make([]keyTally, 0, len(w.tallies))
 	for _, t := range w.tallies {

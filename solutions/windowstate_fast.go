@@ -100,21 +100,21 @@ func (w *window) reset() {
 }
 
 // tally returns the tally of key in w, adding an empty one if key is new
-// to w; existed reports whether it was there already.
-func (w *window) tally(key string) (t *keyTally, existed bool) {
+// to w.
+func (w *window) tally(key string) *keyTally {
 	if w.index == nil {
 		w.index = make(map[string]int, len(w.tallies))
 		for i, t := range w.tallies {
 			w.index[t.key] = i
 		}
 	}
-	i, existed := w.index[key]
-	if !existed {
+	i, ok := w.index[key]
+	if !ok {
 		i = len(w.tallies)
 		w.tallies = append(w.tallies, keyTally{key: key})
 		w.index[key] = i
 	}
-	return &w.tallies[i], existed
+	return &w.tallies[i]
 }
 
 // restoreTally adds the tally of a key new to w, as a snapshot holds it.

@@ -37,8 +37,10 @@ type Stage struct {
 	Ready   bool   // false for a stage announced but not yet in this version
 
 	// Solution names the reference files (in solutions/, the plain build)
-	// that `de solution` shows for the stage, in reading order; SolutionNote,
-	// if set, says why they are not the stage's skeleton files.
+	// that `de solution` shows for the stage, in reading order: whole if no
+	// earlier stage lists the file, else what this stage adds to it (see
+	// internal/refview). SolutionNote, if set, says why they are not the
+	// stage's skeleton files.
 	Solution     []string
 	SolutionNote string
 
@@ -128,6 +130,18 @@ func (c *Catalog) LabImports() []string {
 
 // FS returns the files of the course content, rooted at the stages folder.
 func (c *Catalog) FS() fs.FS { return c.fsys }
+
+// FirstShowing returns the first stage whose solution lists the reference
+// file name ("windows.go"): the stage whose `de solution` shows the file
+// whole. A later stage that lists it too shows what it adds to the file.
+func (c *Catalog) FirstShowing(name string) (Stage, bool) {
+	for _, s := range c.Stages {
+		if slices.Contains(s.Solution, name) {
+			return s, true
+		}
+	}
+	return Stage{}, false
+}
 
 // ByID returns the stage with the given ID ("01-windows").
 func (c *Catalog) ByID(id string) (Stage, bool) {

@@ -3,8 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -94,42 +92,4 @@ func TestWatchStopsOnContext(t *testing.T) {
 	close(keys) // stdin ended: watching goes on until the context ends
 	require.NoError(t, e.watch(ctx, run, make(chan []string), keys))
 	assert.Contains(t, out.String(), "stopped watching")
-}
-
-// TestEveryReferenceFileIsShown checks that de solution shows every file of
-// the reference's plain build with some stage, and that every file the
-// catalogue names exists: a helper that no stage lists (add it to the
-// stage's "solution" in stages/catalog.json) would leave a learner reading
-// code that calls what it cannot see. The tuned build's files (*_fast.go)
-// are de bench's, explained in docs/PERFORMANCE.md, and shown by no stage.
-func TestEveryReferenceFileIsShown(t *testing.T) {
-	cat, err := catalog.Load(course.Stages())
-	require.NoError(t, err)
-	solutions := filepath.Join("..", "..", "solutions")
-	shown := map[string]bool{"doc.go": true} // the package comment alone
-	for _, st := range cat.Stages {
-		if !st.Ready {
-			continue
-		}
-		assert.NotEmpty(t, st.Solution, "stage %s lists no solution files in stages/catalog.json", st.ID())
-		for _, f := range st.Solution {
-			shown[f] = true
-			assert.FileExists(t, filepath.Join(solutions, f), "stage %s's solution", st.ID())
-			assert.False(t, strings.HasSuffix(f, "_fast.go"), "stage %s shows %s, a file of the tuned build", st.ID(), f)
-		}
-	}
-	all, err := filepath.Glob(filepath.Join(solutions, "*.go"))
-	require.NoError(t, err)
-	require.NotEmpty(t, all)
-	for _, path := range all {
-		name := filepath.Base(path)
-		if plain, ok := strings.CutSuffix(name, "_fast.go"); ok {
-			assert.FileExists(t, filepath.Join(solutions, plain+".go"), "the tuned %s has no plain twin", name)
-			continue
-		}
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		assert.True(t, shown[name], "solutions/%s is shown by no stage's de solution", name)
-	}
 }
