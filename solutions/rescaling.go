@@ -181,9 +181,10 @@ func (pp *ParallelProcessor) Process(e kit.Event) []kit.Result {
 	// redelivered record has the same key, so it reaches the same group. (An
 	// ID reused with another key is outside the contract; here it counts in
 	// its own key group.)
-	before := len(g.late)
-	out := g.Process(e)
-	pp.late = append(pp.late, g.late[before:]...) // e, if it went to g's side output
+	out, late := g.processLate(e)
+	if late {
+		pp.late = append(pp.late, e)
+	}
 
 	// g raised its watermark to max(watermark, e.TS − delay) unless e was a
 	// duplicate or late: that is the stream's new watermark. Broadcast it,
@@ -250,6 +251,15 @@ func (p *Processor) keys() []string {
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys) // a key with state in two windows is listed once
+}
+
+// processLate is Process, and also reports whether e went to p's side
+// output: a ParallelProcessor keeps one side output for all its key
+// groups, in arrival order.
+func (p *Processor) processLate(e kit.Event) (out []kit.Result, late bool) {
+	n := len(p.late)
+	out = p.Process(e)
+	return out, len(p.late) > n
 }
 
 // group returns the processor of key group kg, on the subtask that owns

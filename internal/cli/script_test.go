@@ -14,6 +14,7 @@ import (
 	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/coursedir"
+	"github.com/flk-byo/course/internal/refview"
 )
 
 // TestMain lets the test binary act as the real de binary inside scripts:
@@ -93,8 +94,9 @@ func runScripts(t *testing.T, dir string) {
 
 // cmdSolve replaces lab/ with the reference solution's plain build, renamed
 // to package lab: "solve" is a learner who has finished every stage,
-// "solve NN" one who has finished stages 01..NN (the files the catalogue
-// lists as their solutions).
+// "solve NN" one who has finished stages 01..NN: the files the catalogue
+// lists as their solutions, each as `de solution NN` shows it (without what
+// later stages add to it, internal/refview).
 func cmdSolve(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) > 1 {
 		ts.Fatalf("usage: solve [NN]")
@@ -116,7 +118,13 @@ func cmdSolve(ts *testscript.TestScript, neg bool, args []string) {
 		for _, name := range st.Solution {
 			data, err := os.ReadFile(ts.MkAbs(filepath.Join("solutions", name)))
 			ts.Check(err)
-			src := strings.Replace(string(data), "package solutions", "package lab", 1)
+			// The file as de solution shows it at the stage solved to, so
+			// that every script that passes a stage with it also proves that
+			// view a passing solution.
+			first, _ := cat.FirstShowing(name)
+			f, err := refview.Parse(data, first.Number)
+			ts.Check(err)
+			src := strings.Replace(string(f.At(upTo).Source()), "package solutions", "package lab", 1)
 			ts.Check(os.WriteFile(filepath.Join(lab, name), []byte(src), 0o644))
 		}
 	}

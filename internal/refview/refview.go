@@ -157,14 +157,18 @@ type Line struct {
 }
 
 // At returns the view of f at stage: every line outside regions, the
-// regions of stages up to stage, no directive line.
+// regions of stages up to stage, no directive line, and no build
+// constraint (`//go:build !fast` on the first line of a plain twin).
 func (f *File) At(stage int) View {
 	var v View
 	seam := false // a line was left out just before this one
 	for i, text := range f.lines {
 		r := f.in[i]
 		switch {
-		case f.isDir[i]:
+		case f.isDir[i], i == 0 && strings.HasPrefix(text, "//go:build "):
+			// A build constraint says which of the reference's builds the
+			// file is in; a view is the plain build, as a lab is, whose
+			// files have none.
 			seam = true
 			continue
 		case r >= 0 && f.regions[r].Stage > stage:

@@ -208,6 +208,15 @@ func TestAtOfAFileWithoutRegionsIsTheFile(t *testing.T) {
 	}
 }
 
+// TestAtLeavesOutTheBuildConstraint certifies that a view has no build
+// constraint: it is the plain build, as a lab is, and a lab file that kept
+// `//go:build !fast` would vanish from a build with the tag (de bench's).
+func TestAtLeavesOutTheBuildConstraint(t *testing.T) {
+	f, err := Parse(src("//go:build !fast", "", "package p", "", "func f() {}"), 1)
+	require.NoError(t, err)
+	assert.Equal(t, string(src("package p", "", "func f() {}")), string(f.At(1).Source()))
+}
+
 // TestExcerptShowsTheDeclarationsAStageAddsTo certifies that an excerpt
 // holds each declaration (with its doc comment) or free comment that has a
 // line of the stage's regions, merged where they touch, in file order, and
