@@ -58,7 +58,7 @@ func (job Job) noOutput(from, to int) bool {
 // skeleton, not skip.
 func RecordJob(t *testing.T, job Job) *Trace {
 	t.Helper()
-	dir := t.TempDir()
+	dir := suite.TempDir(t)
 	tr, out, err := Record(job.Command(dir), dir)
 	if errors.Is(err, ErrNoStrace) {
 		t.Skip(err)
@@ -91,7 +91,7 @@ func RecordJob(t *testing.T, job Job) *Trace {
 // first moment that breaks this, with the operations that led there.
 func CheckReaders(t *testing.T, tr *Trace, job Job) {
 	t.Helper()
-	mirror := t.TempDir()
+	mirror := suite.TempDir(t)
 	var seen, stored int
 	h := history{tr: tr}
 	fail := func(what, why string) error {
@@ -146,7 +146,7 @@ func CheckReaders(t *testing.T, tr *Trace, job Job) {
 func CheckPowerLoss(t *testing.T, tr *Trace, job Job, rnd *rand.Rand, n int) {
 	t.Helper()
 	for _, cut := range chooseCuts(tr, job, rnd, n) {
-		pl := powerLoss{cut: cut, dir: t.TempDir()}
+		pl := powerLoss{cut: cut, dir: suite.TempDir(t)}
 		h := history{tr: tr}
 		for i, op := range tr.Ops[:cut] {
 			h.add(i, op)

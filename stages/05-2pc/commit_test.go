@@ -14,7 +14,7 @@ import (
 func TestNothingVisibleBeforeCommit(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
-	dir := t.TempDir()
+	dir := suite.TempDir(t)
 	first, second := randomResults(rnd, 5+rnd.IntN(10)), randomResults(rnd, 3+rnd.IntN(10))
 	s := newSink(t, dir)
 
@@ -43,7 +43,7 @@ func TestNothingVisibleBeforeCommit(t *testing.T) {
 func TestReadCommittedKeepsCheckpointAndWriteOrder(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
-	dir := t.TempDir()
+	dir := suite.TempDir(t)
 	s := newSink(t, dir)
 	// Ids 2, 3, …, 12: id 10 must sort after id 9 (as numbers, not as text),
 	// and one transaction is empty.
@@ -75,7 +75,7 @@ func TestReadCommittedKeepsCheckpointAndWriteOrder(t *testing.T) {
 func TestCommitIsIdempotent(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
-	dir := t.TempDir()
+	dir := suite.TempDir(t)
 	txn := randomResults(rnd, 4+rnd.IntN(8))
 	s := newSink(t, dir)
 	write(t, s, txn)
@@ -109,7 +109,7 @@ func TestCommitIsIdempotent(t *testing.T) {
 func TestCommitOfUnknownCheckpointFails(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
-	dir := t.TempDir()
+	dir := suite.TempDir(t)
 	s := newSink(t, dir)
 	if err := s.Commit(1); err == nil {
 		t.Errorf("Commit(1) on a new sink = nil, want an error: no transaction was pre-committed for checkpoint 1.\n" +
@@ -144,7 +144,7 @@ func TestPreCommitOfExistingIDFails(t *testing.T) {
 	rnd := suite.Rand(t)
 	t.Run("staged", func(t *testing.T) {
 		defer suite.Recover(t)
-		dir := t.TempDir()
+		dir := suite.TempDir(t)
 		first, second := randomResults(rnd, 3+rnd.IntN(6)), randomResults(rnd, 3+rnd.IntN(6))
 		s := newSink(t, dir)
 		write(t, s, first)
@@ -166,7 +166,7 @@ func TestPreCommitOfExistingIDFails(t *testing.T) {
 	})
 	t.Run("committed", func(t *testing.T) {
 		defer suite.Recover(t)
-		dir := t.TempDir()
+		dir := suite.TempDir(t)
 		first, second := randomResults(rnd, 3+rnd.IntN(6)), randomResults(rnd, 3+rnd.IntN(6))
 		s := newSink(t, dir)
 		write(t, s, first)
@@ -194,7 +194,7 @@ func TestPreCommitOfExistingIDFails(t *testing.T) {
 func TestPendingReturnsACopy(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
-	s := newSink(t, t.TempDir())
+	s := newSink(t, suite.TempDir(t))
 	for id := int64(1); id <= 3; id++ {
 		write(t, s, randomResults(rnd, 1+rnd.IntN(3)))
 		preCommit(t, s, id)
@@ -223,7 +223,7 @@ func TestPendingReturnsACopy(t *testing.T) {
 func TestAbortDiscardsOpenTransaction(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
-	dir := t.TempDir()
+	dir := suite.TempDir(t)
 	kept, aborted, after := randomResults(rnd, 3+rnd.IntN(5)), randomResults(rnd, 3+rnd.IntN(5)), randomResults(rnd, 3+rnd.IntN(5))
 	s := newSink(t, dir)
 	write(t, s, kept)
@@ -246,7 +246,7 @@ func TestAbortDiscardsOpenTransaction(t *testing.T) {
 func TestPendingListsPreCommittedCheckpoints(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
-	s := newSink(t, t.TempDir())
+	s := newSink(t, suite.TempDir(t))
 	const why = "Pending is the sink's state in a checkpoint: the ids recovery must commit, ascending"
 	expectPending(t, s, "on a new sink", nil, "nothing was pre-committed")
 	write(t, s, randomResults(rnd, 3))
@@ -272,7 +272,7 @@ func TestPendingListsPreCommittedCheckpoints(t *testing.T) {
 func TestRecoveryCommitsEveryPendingTransaction(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
-	dir := t.TempDir()
+	dir := suite.TempDir(t)
 	t1, t2, t3 := randomResults(rnd, 2+rnd.IntN(6)), randomResults(rnd, 2+rnd.IntN(6)), randomResults(rnd, 2+rnd.IntN(6))
 	s := newSink(t, dir)
 	write(t, s, t1)
@@ -302,7 +302,7 @@ func TestRecoveryCommitsEveryPendingTransaction(t *testing.T) {
 func TestRecoveryAbortsOpenAndStrayTransactions(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
-	dir := t.TempDir()
+	dir := suite.TempDir(t)
 	t1, stray, open := randomResults(rnd, 2+rnd.IntN(6)), randomResults(rnd, 2+rnd.IntN(6)), randomResults(rnd, 2+rnd.IntN(6))
 	s := newSink(t, dir)
 	write(t, s, t1)

@@ -147,7 +147,7 @@ func (o oracle) checkpointOfWrite(w int) int {
 // exactly the oracle's output: the crash tests compare against it.
 func runClean(t *testing.T, spec jobSpec, o oracle) ([]kit.Result, string) {
 	t.Helper()
-	dir := t.TempDir()
+	dir := suite.TempDir(t)
 	if err := RunJob(spec.config(dir, nil), spec.Source); err != nil {
 		t.Fatalf("RunJob without a crash (%v) = %v, want nil", spec, err)
 	}
@@ -302,7 +302,7 @@ type crashRun struct {
 // environment that hands it, and dir as the job's Dir, to a child.
 func writeSpec(t *testing.T, spec jobSpec) func(dir string) []string {
 	t.Helper()
-	specFile := filepath.Join(t.TempDir(), "spec.gob")
+	specFile := filepath.Join(suite.TempDir(t), "spec.gob")
 	suite.WriteGob(t, specFile, spec)
 	return func(dir string) []string { return []string{specEnv + "=" + specFile, dirEnv + "=" + dir} }
 }
@@ -315,7 +315,7 @@ func writeSpec(t *testing.T, spec jobSpec) func(dir string) []string {
 // last one did not succeed, and returns the run.
 func runWithCrashes(t *testing.T, spec jobSpec, o oracle, plan []crashPoint) *crashRun {
 	t.Helper()
-	cr := &crashRun{t: t, test: strings.SplitN(t.Name(), "/", 2)[0], spec: spec, o: o, plan: plan, dir: t.TempDir()}
+	cr := &crashRun{t: t, test: strings.SplitN(t.Name(), "/", 2)[0], spec: spec, o: o, plan: plan, dir: suite.TempDir(t)}
 	env := writeSpec(t, spec)(cr.dir)
 
 	restored := 0

@@ -31,7 +31,7 @@ func TestRunJobRejectsInvalidConfig(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer suite.Recover(t)
-			dir := t.TempDir()
+			dir := suite.TempDir(t)
 			cfg := JobConfig{Processor: c.cfg, Dir: dir, CheckpointEvery: c.every}
 			if c.noDir {
 				cfg.Dir = ""
@@ -67,7 +67,7 @@ func TestJobCommitsEveryResultExactlyOnce(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			defer suite.Recover(t)
 			want := newOracle(t, c.spec).all()
-			dir := t.TempDir()
+			dir := suite.TempDir(t)
 			if err := RunJob(c.spec.config(dir, nil), c.spec.Source); err != nil {
 				t.Fatalf("RunJob (%v) = %v, want nil", c.spec, err)
 			}
@@ -91,7 +91,7 @@ func TestJobFollowsCheckpointProtocol(t *testing.T) {
 		t.Run(fmt.Sprintf("job %d", i+1), func(t *testing.T) {
 			defer suite.Recover(t)
 			o := newOracle(t, spec)
-			dir := t.TempDir()
+			dir := suite.TempDir(t)
 			recs, err := runRecorded(spec, dir)
 			if err != nil {
 				t.Fatalf("RunJob (%v) = %v, want nil", spec, err)

@@ -117,7 +117,7 @@ func TestSessionJobRejectsInvalidConfig(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer suite.Recover(t)
-			dir := t.TempDir()
+			dir := suite.TempDir(t)
 			r := run{
 				cfg: capstoneConfig(dir, capstoneIdle),
 				arrivals: []Arrival{
@@ -147,7 +147,7 @@ func TestSessionJobFollowsItsEmissionSchedule(t *testing.T) {
 	cfg := SessionJobConfig{
 		Watermarks:   WatermarkConfig{Partitions: 2},
 		Sessions:     SessionConfig{Gap: 1000, AllowedLateness: 1000},
-		Dir:          t.TempDir(),
+		Dir:          suite.TempDir(t),
 		EmitInterval: 10 * time.Second,
 	}
 	at := func(partition int, at time.Duration, e kit.Event) Arrival {
@@ -228,7 +228,7 @@ func TestQuietPartitionSessionJobMeetsLatencyBudget(t *testing.T) {
 		t.Fatalf("suite bug: the closing bound %v exceeds the %v budget", closingBound, latencyBudget)
 	}
 	sc := newScenario(suite.Rand(t), 105*minute, 4*hour+15*minute, capstoneMaxDelay)
-	cfg := capstoneConfig(t.TempDir(), capstoneIdle)
+	cfg := capstoneConfig(suite.TempDir(t), capstoneIdle)
 	run, err := runJob(cfg, sc.arrivals, kit.NewManualClock(jobEpoch(sc.from)), jobEpoch(sc.from))
 	if err != nil {
 		t.Fatalf("RunSessionJob (%d arrivals from 01:45 to 04:15) = %v, want nil", len(sc.arrivals), err)
@@ -274,7 +274,7 @@ func TestQuietPartitionsHoldSessionsOpenWithoutIdleness(t *testing.T) {
 	defer suite.Recover(t)
 	t.Parallel() // its time goes to fsync: let the jobs of these tests wait together
 	sc := newScenario(suite.Rand(t), 90*minute, 2*hour+15*minute, capstoneMaxDelay)
-	cfg := capstoneConfig(t.TempDir(), 0)
+	cfg := capstoneConfig(suite.TempDir(t), 0)
 	run, err := runJob(cfg, sc.arrivals, kit.NewManualClock(jobEpoch(sc.from)), jobEpoch(sc.from))
 	if err != nil {
 		t.Fatalf("RunSessionJob without idleness = %v, want nil", err)
@@ -334,7 +334,7 @@ func TestSessionJobClosesSessionsWhenAllPartitionsAreIdle(t *testing.T) {
 			clockOf(ai.highest), jumped, apacJumped)
 	}
 
-	cfg := capstoneConfig(t.TempDir(), capstoneIdle)
+	cfg := capstoneConfig(suite.TempDir(t), capstoneIdle)
 	run, err := runJob(cfg, ai.sc.arrivals, kit.NewManualClock(jobEpoch(ai.sc.from)), jobEpoch(ai.sc.from))
 	if err != nil {
 		t.Fatalf("RunSessionJob = %v, want nil\n%s", err, ai.timeline())

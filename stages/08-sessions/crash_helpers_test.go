@@ -177,7 +177,7 @@ const tornWrite Step = "torn-write"
 // idleness timeout idle, to a file and returns its path.
 func writeJobSpec(t *testing.T, sc scenario, idle time.Duration) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "job.gob")
+	path := filepath.Join(suite.TempDir(t), "job.gob")
 	suite.WriteGob(t, path, jobSpec{Epoch: jobEpoch(sc.from), Idle: idle, Arrivals: sc.arrivals})
 	return path
 }
@@ -231,8 +231,8 @@ type crashedJob struct {
 // failed.
 func runCrashed(t *testing.T, sc scenario, idle time.Duration, plan []crash) *crashedJob {
 	t.Helper()
-	cj := &crashedJob{sc: sc, dir: t.TempDir()}
-	tmp := t.TempDir()
+	cj := &crashedJob{sc: sc, dir: suite.TempDir(t)}
+	tmp := suite.TempDir(t)
 	specFile := writeJobSpec(t, sc, idle)
 	test := strings.SplitN(t.Name(), "/", 2)[0]
 	start := time.Duration(0)

@@ -25,7 +25,7 @@ import (
 // plan their crashes on it, and the durability tests compare with it.
 func cleanRun(t *testing.T, sc scenario, want []kit.Result) (jobRun, []txn) {
 	t.Helper()
-	cfg := capstoneConfig(t.TempDir(), capstoneIdle)
+	cfg := capstoneConfig(suite.TempDir(t), capstoneIdle)
 	run, err := runJob(cfg, sc.arrivals, kit.NewManualClock(jobEpoch(sc.from)), jobEpoch(sc.from))
 	if err != nil {
 		t.Fatalf("RunSessionJob without a crash = %v, want nil", err)

@@ -64,7 +64,7 @@ func TestSessionJobSurvivesTornWrites(t *testing.T) {
 		t.Run(fmt.Sprintf("torn %s, past %d bytes", c.name, c.limit), func(t *testing.T) {
 			defer suite.Recover(t)
 			t.Parallel()
-			dir := t.TempDir()
+			dir := suite.TempDir(t)
 			torn := fmt.Sprintf("%s=%s %d", crashEnv, tornWrite, c.limit)
 			out, err := suite.RunChild(test, jobChildRole, append(childEnv(specFile, dir, 0), torn)...)
 			switch {
@@ -177,7 +177,7 @@ const tornWhy = "A crash can come in the middle of a write and leave the file to
 // output is not want.
 func fileSizes(t *testing.T, sc scenario, want []kit.Result) (beforeResults, largest int64) {
 	t.Helper()
-	cfg := capstoneConfig(t.TempDir(), capstoneIdle)
+	cfg := capstoneConfig(suite.TempDir(t), capstoneIdle)
 	written := false
 	cfg.OnStep = func(step Step, _ int64) {
 		switch {
