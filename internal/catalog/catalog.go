@@ -44,10 +44,11 @@ type Stage struct {
 	Solution     []string
 	SolutionNote string
 
-	// Race says that the stage's lesson is concurrency, so `de test` builds
-	// its suite with the race detector while it is the current stage; the
-	// others, and earlier stages run for regressions, go without it unless
-	// asked (the race detector makes a run about twice as slow).
+	// Race says that the stage's lesson is concurrency, so `de test` runs
+	// its suite a second time, with the race detector, while it is the
+	// current stage (after a fast first pass without it); the others, and
+	// earlier stages run for regressions, go without it unless asked (the
+	// race detector makes a run about twice as slow).
 	Race bool
 
 	// LabImports are the import paths outside the standard library and kit

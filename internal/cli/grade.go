@@ -139,14 +139,14 @@ func (e *env) grade(c *ucli.Context, format string) error {
 		return err
 	}
 	live := newLiveLine(e.Stderr, term.For(e.Stderr, e.Getenv))
-	live.printf("grading %d stages …", len(sts))
+	part := live.part("the suites of %d stages, to grade them", len(sts))
 	race, err := e.raceIfSupported(c.Bool("race"))
 	if err != nil {
 		return err
 	}
 	r, err := grade.Run(c.Context, grade.Options{
 		Root: e.root, Catalog: e.cat, Stages: sts, Pristine: course.Files, Reference: course.Reference,
-		Race: race, Timeout: c.Duration("timeout"), TestTimeout: c.Duration("test-timeout"), OnTest: live.test,
+		Race: race, Timeout: c.Duration("timeout"), TestTimeout: c.Duration("test-timeout"), OnTest: part.test,
 	})
 	live.done()
 	if err != nil {

@@ -109,6 +109,7 @@ func (e *env) test(ctx context.Context, o testOptions) error {
 			pr.Stage(run, st)
 		}
 	}
+	pr.RacePass(run)
 	if !pr.Summary(run, upTo) {
 		return quietFailure
 	}
@@ -147,29 +148,66 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 	}
 	live := newLiveLine(e.Stderr, e.style)
 	defer live.done()
-	run.Result = &gotest.Result{}
-	for i, batch := range batches(run.Stages, race, o.race == raceAll) {
-		opts := gotest.Options{Dir: e.root, Tags: tags, Race: batch.race, Timeout: o.timeout, TestTimeout: o.testTime, OnTest: live.test}
-		for _, st := range batch.stages {
-			opts.Packages = append(opts.Packages, st.Package())
-		}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// The current stage's fast pass runs in the foreground. The other
+	// passes (its race detector's, the earlier stages') start at the same
+	// moment in the background, at a lower CPU priority: the current
+	// stage's build is one compile after another, so it leaves a core idle
+	// that their builds can use without delaying its verdict.
+	bs := batches(run.Stages, race, o.race == raceAll)
+	results := make([]*gotest.Result, len(bs))
+	errs := make([]error, len(bs))
+	var wg sync.WaitGroup
+	for i := len(bs) - 1; i >= 0; i-- {
+		b := bs[i]
 		what := "the current stage"
-		if i > 0 {
+		switch {
+		case b.racePass:
+			what = "the current stage again"
+			run.RaceSecondPass = true
+		case i > 0:
 			what = "the earlier stages, for regressions"
 		}
-		live.printf("running go test -tags %s on %s (%s%s) …", tags, testreport.StageRange(batch.stages), what, map[bool]string{true: ", -race"}[batch.race])
-		res, err := gotest.RunPastCrashes(ctx, opts, e.cat.TestsByPackage(batch.stages), func(pkg string, crashed []string) {
-			live.printf("%s crashed its test binary; running %s's other tests …", strings.Join(crashed, ", "), path.Base(pkg))
-		})
-		if err != nil {
-			return nil, upTo, err
+		part := live.part("go test -tags %s on %s (%s%s)", tags, testreport.StageRange(b.stages), what, map[bool]string{true: ", -race"}[b.race])
+		opts := gotest.Options{Dir: e.root, Tags: tags, Race: b.race, Timeout: o.timeout, TestTimeout: o.testTime, OnTest: part.test, Background: i > 0}
+		for _, st := range b.stages {
+			opts.Packages = append(opts.Packages, st.Package())
+		}
+		runBatch := func() {
+			defer part.end()
+			results[i], errs[i] = gotest.RunPastCrashes(ctx, opts, e.cat.TestsByPackage(b.stages), func(pkg string, crashed []string) {
+				part.printf("%s crashed its test binary; running %s's other tests", strings.Join(crashed, ", "), path.Base(pkg))
+			})
+			if errs[i] != nil {
+				cancel() // an interrupted run stops whole
+			}
+		}
+		if i > 0 {
+			wg.Go(runBatch)
+			continue
+		}
+		runBatch()
+		if errs[0] == nil && o.firstDone != nil {
+			run.Result = results[0]
+			live.hide()
+			o.firstDone(run)
+			live.show()
+		}
+	}
+	wg.Wait()
+	run.Result = &gotest.Result{}
+	for i, res := range results {
+		if errs[i] != nil {
+			return nil, upTo, errs[i]
+		}
+		if bs[i].racePass {
+			run.RacePass = res.Package(run.Stages[0].Package())
+			run.Result.Errors = append(run.Result.Errors, res.Errors...)
+			continue
 		}
 		run.Result.Packages = append(run.Result.Packages, res.Packages...)
 		run.Result.Errors = append(run.Result.Errors, res.Errors...)
-		if i == 0 && o.firstDone != nil {
-			live.done()
-			o.firstDone(run)
-		}
 	}
 	return run, upTo, nil
 }
@@ -183,19 +221,25 @@ const (
 
 // batch is one go test invocation of a run: stages that build alike.
 type batch struct {
-	stages []catalog.Stage
-	race   bool
+	stages   []catalog.Stage
+	race     bool
+	racePass bool // the current stage again, with the race detector, after its fast pass
 }
 
-// batches splits a run's stages (current first) into go test invocations:
-// the current stage alone, so that its verdict comes first, built with the
-// race detector if its lesson is concurrency; then the earlier stages, for
-// regressions, without it (the race detector makes a build and a run about
-// twice as slow, and their lessons were checked with it when they were
-// current). race says whether the race detector can build at all; all,
-// that every stage wants it (--race-all, as de grade does).
+// batches splits a run's stages (current first) into go test invocations.
+// The current stage comes alone and first, so that its verdict comes
+// first, and without the race detector, which makes a build and a run
+// about twice as slow. If its lesson is concurrency, a second pass runs it
+// again with the race detector. The earlier stages follow, for
+// regressions, without it: their lessons were checked with it when they
+// were current. race says whether the race detector can build at all;
+// all, that every stage wants it in its only pass (--race-all, as de grade
+// does).
 func batches(stages []catalog.Stage, race, all bool) []batch {
-	out := []batch{{stages: stages[:1], race: race && (all || stages[0].Race)}}
+	out := []batch{{stages: stages[:1], race: race && all}}
+	if race && !all && stages[0].Race {
+		out = append(out, batch{stages: stages[:1], race: true, racePass: true})
+	}
 	if len(stages) > 1 {
 		out = append(out, batch{stages: stages[1:], race: race && all})
 	}
@@ -266,38 +310,98 @@ func (e *env) raceIfSupported(race bool) (bool, error) {
 }
 
 // liveLine shows progress on a terminal while go test runs, on one line
-// that is rewritten and finally erased. Off a terminal it prints nothing,
-// so logs stay clean.
+// that is rewritten and finally erased: a part for each go test running at
+// once, each with the tests it has finished. Off a terminal it prints
+// nothing, so logs stay clean. Its methods may be called from several
+// goroutines.
 type liveLine struct {
 	mu     sync.Mutex
 	w      io.Writer
 	on     bool
-	prefix string
-	done_  int
+	hidden bool
+	parts  []*livePart
+}
+
+// livePart is one go test's share of a liveLine.
+type livePart struct {
+	l     *liveLine
+	text  string
+	tests int
+	ended bool
 }
 
 func newLiveLine(w io.Writer, s term.Style) *liveLine { return &liveLine{w: w, on: s.Color} }
 
-func (l *liveLine) printf(format string, args ...any) {
+// part adds a part to the line, saying what is running.
+func (l *liveLine) part(format string, args ...any) *livePart {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.prefix = fmt.Sprintf(format, args...)
-	if l.on {
-		fmt.Fprintf(l.w, "\r\x1b[K%s", l.prefix)
-	}
+	p := &livePart{l: l, text: fmt.Sprintf(format, args...)}
+	l.parts = append(l.parts, p)
+	l.draw()
+	return p
 }
 
-func (l *liveLine) test(_ string, _ gotest.Test) {
+// printf replaces what the part says is running.
+func (p *livePart) printf(format string, args ...any) {
+	p.l.mu.Lock()
+	defer p.l.mu.Unlock()
+	p.text = fmt.Sprintf(format, args...)
+	p.l.draw()
+}
+
+// test counts one finished test: it is a gotest.Options.OnTest.
+func (p *livePart) test(string, gotest.Test) {
+	p.l.mu.Lock()
+	defer p.l.mu.Unlock()
+	p.tests++
+	p.l.draw()
+}
+
+// end takes the part off the line: its go test is over.
+func (p *livePart) end() {
+	p.l.mu.Lock()
+	defer p.l.mu.Unlock()
+	p.ended = true
+	p.l.draw()
+}
+
+// hide erases the line and keeps it erased until show, while a report is
+// printed below it.
+func (l *liveLine) hide() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.done_++
-	if l.on {
-		fmt.Fprintf(l.w, "\r\x1b[K%s %s done", l.prefix, plural(l.done_, "test"))
-	}
-}
-
-func (l *liveLine) done() {
+	l.hidden = true
 	if l.on {
 		fmt.Fprint(l.w, "\r\x1b[K")
 	}
 }
+
+// show draws the line again after hide.
+func (l *liveLine) show() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.hidden = false
+	l.draw()
+}
+
+// draw rewrites the line; l.mu is held.
+func (l *liveLine) draw() {
+	if !l.on || l.hidden {
+		return
+	}
+	var running []string
+	for _, p := range l.parts {
+		if !p.ended {
+			running = append(running, fmt.Sprintf("%s: %s done", p.text, plural(p.tests, "test")))
+		}
+	}
+	if len(running) == 0 {
+		fmt.Fprint(l.w, "\r\x1b[K")
+		return
+	}
+	fmt.Fprintf(l.w, "\r\x1b[Krunning %s …", strings.Join(running, "; "))
+}
+
+// done erases the line for good.
+func (l *liveLine) done() { l.hide() }

@@ -174,9 +174,10 @@ func (e *env) watchRun(ctx context.Context, run runFunc, prev map[string]watch.O
 // nothing a lab must not).
 func outcomes(r *testreport.Run) (map[string]watch.Outcome, bool) {
 	m := map[string]watch.Outcome{}
-	whole := len(r.Result.Errors) == 0 && len(r.Findings) == 0
+	res := r.Merged() // a test only the race detector fails is failed
+	whole := len(res.Errors) == 0 && len(r.Findings) == 0
 	for _, st := range r.Stages {
-		pkg := r.Result.Package(st.Package())
+		pkg := res.Package(st.Package())
 		if pkg == nil || pkg.BuildError != "" || pkg.Crash != "" || pkg.TimedOut != "" ||
 			slices.ContainsFunc(pkg.Tests, func(t gotest.Test) bool { return t.Crashed }) {
 			whole = false

@@ -52,6 +52,12 @@ type Options struct {
 	TestTimeout time.Duration
 	Count       int      // -count; 0 leaves go test's default (and its result cache) alone
 	Env         []string // extra environment, KEY=VALUE
+	// Background runs go test, and everything it starts, at a lower CPU
+	// priority (nice 10, on Unix): a run started beside another uses only
+	// the cores that one leaves idle, so it cannot delay it. de test runs
+	// the earlier stages so, beside the current stage, whose build is
+	// mostly one compile after another on one core.
+	Background bool
 
 	// OnTest, when set, is called as each top-level test ends, for live progress.
 	OnTest func(pkg string, t Test)
@@ -162,7 +168,15 @@ var ErrNoGo = errors.New("go is not on PATH: de runs `go test`; install Go 1.26 
 func (o Options) Args() []string {
 	// -trimpath keeps the build independent of where the course sits, so
 	// copies of it (scratch checks, a second clone) share the build cache.
-	args := []string{"test", "-json", "-trimpath", "-tags", o.Tags}
+	// -vet=off: go test vets only the packages it tests, the stages'
+	// suites, which are the course's code and vetted in its CI; the
+	// learner's lab/ is a dependency, which it never reports on. Vetting
+	// would cost every run a vet of the suite and of lab/ for nothing.
+	// -ldflags=-w: a test binary is linked after every edit, and leaving
+	// out the debugger's tables (DWARF) halves the link; stack traces,
+	// the race detector and the file:line of failures come from the
+	// runtime's own tables, which stay.
+	args := []string{"test", "-json", "-trimpath", "-vet=off", "-ldflags=-w", "-tags", o.Tags}
 	if o.Race {
 		args = append(args, "-race")
 	}
@@ -221,6 +235,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("go test: %w", err)
+	}
+	if o.Background {
+		// Best effort: at worst the run competes as an equal.
+		_ = lowerPriority(cmd.Process.Pid)
 	}
 	h := newHandler(o.OnTest)
 	if o.TestTimeout > 0 {

@@ -1,8 +1,11 @@
 package gotest
 
 import (
+	"fmt"
 	"os"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -99,7 +102,7 @@ func TestParseKeepsPatternOrder(t *testing.T) {
 
 func TestArgs(t *testing.T) {
 	o := Options{Tags: "lab", Race: true, Timeout: 0, Run: "^TestX$", Packages: []string{"./stages/01-windows"}}
-	assert.Equal(t, []string{"test", "-json", "-trimpath", "-tags", "lab", "-race", "-run", "^TestX$", "./stages/01-windows"}, o.Args())
+	assert.Equal(t, []string{"test", "-json", "-trimpath", "-vet=off", "-ldflags=-w", "-tags", "lab", "-race", "-run", "^TestX$", "./stages/01-windows"}, o.Args())
 }
 
 func TestParseDependencyBuildFailureShowsItsErrors(t *testing.T) {
@@ -151,4 +154,28 @@ func TestRunPastCrashesReportsEveryTest(t *testing.T) {
 	assert.Equal(t, Pass, tests["TestAfterCrash"].Status, "the test after the crash ran, in a second run")
 	assert.Equal(t, [][]string{{"TestCrashes"}}, reruns)
 	assert.Len(t, p.Tests, 3)
+}
+
+// TestBackgroundRunsAtLowerPriority runs the fixture's nice package for
+// real, once as a foreground and once as a background run: the test
+// binary, two processes below go test, must run at nice 10 more.
+func TestBackgroundRunsAtLowerPriority(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the fixture reads its nice value from /proc")
+	}
+	ours, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
+	require.NoError(t, err)
+	nice := 20 - ours // Linux's getpriority returns 20 - nice
+	for _, c := range []struct {
+		background bool
+		want       int
+	}{{false, nice}, {true, min(nice+10, 19)}} {
+		res, err := Run(t.Context(), Options{Dir: "testdata/fixture", Tags: "none", Packages: []string{"./nice"}, Count: 1,
+			Background: c.background, Env: []string{fmt.Sprintf("WANT_NICE=%d", c.want)}})
+		require.NoError(t, err)
+		p := res.Package("./nice")
+		require.NotNil(t, p)
+		require.Len(t, p.Tests, 1)
+		assert.Equal(t, Pass, p.Tests[0].Status, "Background=%v: the test binary should run at nice %d:\n%s", c.background, c.want, strings.Join(p.Tests[0].Output, ""))
+	}
 }

@@ -7,6 +7,7 @@
 package testreport
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -25,6 +26,58 @@ type Run struct {
 	Stages   []catalog.Stage    // the stages run, current first
 	Result   *gotest.Result     // what go test reported
 	Findings []grade.LabFinding // what lab/ must not use (de grade gives it no credit)
+
+	// RaceSecondPass says that the current stage (Stages[0]) runs a second
+	// time, with the race detector, after the fast answer in Result;
+	// RacePass is what that pass reported, once it has.
+	RaceSecondPass bool
+	RacePass       *gotest.Package
+}
+
+// RaceFailures returns the tests of the current stage that passed in
+// Result but failed in RacePass: what only the race detector catches.
+func (r *Run) RaceFailures() []gotest.Test {
+	if r.RacePass == nil || len(r.Stages) == 0 {
+		return nil
+	}
+	fast := r.Result.Package(r.Stages[0].Package())
+	if fast == nil {
+		return nil
+	}
+	var out []gotest.Test
+	for _, t := range r.RacePass.Tests {
+		if t.Status == gotest.Fail && slices.ContainsFunc(fast.Tests, func(f gotest.Test) bool { return f.Name == t.Name && f.Status == gotest.Pass }) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Merged returns Result with each of RaceFailures in place of the pass it
+// contradicts, and a race build's compile error as the current stage's:
+// every test's outcome over both passes, which de watch compares from run
+// to run.
+func (r *Run) Merged() *gotest.Result {
+	if r.RacePass == nil || len(r.Stages) == 0 {
+		return r.Result
+	}
+	out := &gotest.Result{Errors: r.Result.Errors, Packages: slices.Clone(r.Result.Packages)}
+	failures := r.RaceFailures()
+	for i, pkg := range out.Packages {
+		if pkg != r.Result.Package(r.Stages[0].Package()) {
+			continue
+		}
+		cp := *pkg
+		cp.Tests = slices.Clone(pkg.Tests)
+		for j, t := range cp.Tests {
+			if k := slices.IndexFunc(failures, func(f gotest.Test) bool { return f.Name == t.Name }); k >= 0 {
+				cp.Tests[j] = failures[k]
+			}
+		}
+		cp.BuildError = cmp.Or(cp.BuildError, r.RacePass.BuildError)
+		out.Packages[i] = &cp
+	}
+	return out
 }
 
 // Printer writes one report and counts what it has printed, stage by
@@ -40,13 +93,63 @@ type Printer struct {
 	printed                       map[string]bool // stage IDs already printed
 }
 
-// Report prints every stage of run and the summary, and reports whether
-// everything passed.
+// Report prints every stage of run, the race detector's second pass, and
+// the summary, and reports whether everything passed.
 func (p *Printer) Report(run *Run, target catalog.Stage) bool {
 	for _, st := range run.Stages {
 		p.Stage(run, st)
 	}
+	p.RacePass(run)
 	return p.Summary(run, target)
+}
+
+// RacePass prints what the race detector's second pass over the current
+// stage found beyond the first, fast pass that Stage printed, and counts
+// it for the summary: the tests it fails that passed without it. Call it
+// after Stage for every stage of the run. It prints nothing when there was
+// no second pass, or when the first did not compile.
+func (p *Printer) RacePass(run *Run) {
+	rp := run.RacePass
+	if rp == nil {
+		return
+	}
+	st := run.Stages[0]
+	if fast := run.Result.Package(st.Package()); fast == nil || fast.BuildError != "" {
+		return
+	}
+	s := p.Style
+	header := s.Bold(fmt.Sprintf("%s %s, again with the race detector", st.Ref(), st.Title))
+	failures := run.RaceFailures()
+	switch {
+	case rp.BuildError != "":
+		p.failed = true
+		p.printf("\n%s  %s\n%s\n", header, s.Red("✗ does not compile with -race:"), indent(rp.BuildError, "      "))
+		return
+	case len(failures) == 0:
+		p.printf("\n%s  %s\n", header, s.Green("no test fails with it"))
+		return
+	}
+	p.failed = true
+	p.passed -= len(failures)
+	what := fmt.Sprintf("%d tests that passed without it fail with it:", len(failures))
+	if len(failures) == 1 {
+		what = "1 test that passed without it fails with it:"
+	}
+	p.printf("\n%s  %s\n", header, s.Red(what))
+	docs, _ := p.Cat.Tests(st)
+	for _, t := range failures {
+		if p.firstFailure == "" {
+			p.firstFailure = t.Name
+		}
+		p.printf("  %s %s\n", s.Red("✗"), s.Bold(t.Name))
+		if i := slices.IndexFunc(docs, func(d catalog.TestDoc) bool { return d.Name == t.Name }); i >= 0 && docs[i].Certifies != "" {
+			p.printf("      %s %s\n", s.Dim("certifies:"), docs[i].Certifies)
+		}
+		if t.Crashed {
+			p.printf("      %s\n", s.Red("crashed the test binary: "+crashCause(t)))
+		}
+		p.Failure(t, run.Tags, st)
+	}
 }
 
 // Printed reports whether Stage has printed st.
@@ -86,6 +189,9 @@ func (p *Printer) Stage(run *Run, st catalog.Stage) {
 			return
 		}
 		p.printf("  %s\n", stageScore(s, pkg, len(docs)))
+		if run.RaceSecondPass && st.ID() == run.Stages[0].ID() && pkg.BuildError == "" {
+			p.printf("  %s\n", s.Dim("run without the race detector, for a fast answer; the pass with it follows the earlier stages"))
+		}
 		if pkg.BuildError != "" {
 			allOK = false
 			if pkg.BuildError == shownBuildError {
@@ -220,7 +326,7 @@ func (p *Printer) Failure(t gotest.Test, tags string, st catalog.Stage) {
 	default:
 		p.printf("%s\n", indent(strings.Join(limitLines(t.Output, 40), "\n"), "      "))
 	}
-	p.printf("      %s %s\n", s.Dim("re-run:"), s.Cyan(rerun(tags, t.Name, st)))
+	p.printf("      %s %s\n", s.Dim("re-run:"), s.Cyan(rerun(tags, t, st)))
 }
 
 // NextStep says what to do after target passed: start the next stage, or
@@ -282,10 +388,19 @@ func crashCause(t gotest.Test) string {
 	return "it exited without a word while this test ran (os.Exit, or a signal): nothing after it ran"
 }
 
-// rerun is the go test command that re-runs one test by itself.
-func rerun(tags, test string, st catalog.Stage) string {
-	return fmt.Sprintf("go test -tags %s -run '^%s$' %s", tags, test, st.Package())
+// rerun is the go test command that re-runs one test by itself: with the
+// race detector when that is what failed it.
+func rerun(tags string, t gotest.Test, st catalog.Stage) string {
+	race := ""
+	if slices.ContainsFunc(t.Output, func(line string) bool { return strings.Contains(line, raceDetected) }) {
+		race = "-race "
+	}
+	return fmt.Sprintf("go test %s-tags %s -run '^%s$' %s", race, tags, t.Name, st.Package())
 }
+
+// raceDetected is what the testing package prints in a test that the race
+// detector failed.
+const raceDetected = "race detected during execution of test"
 
 // StageRange names the stages of a run, lowest first whatever order they
 // ran in: "stage 01" or "stages 01–02".
@@ -321,7 +436,8 @@ func limitLines(lines []string, n int) []string {
 // Changes prints, for de watch, the tests whose outcome changed since the
 // last run and the summary line, and reports whether everything passed.
 // Use it only for a run that reported every test (watch shows any other in
-// full, with Report).
+// full, with Report). A test the race detector's second pass failed counts
+// as failed (Run.Merged).
 func (p *Printer) Changes(r *Run, target catalog.Stage, changes []watch.Change) bool {
 	s := p.Style
 	tests := map[string]struct {
@@ -329,8 +445,9 @@ func (p *Printer) Changes(r *Run, target catalog.Stage, changes []watch.Change) 
 		t  gotest.Test
 	}{}
 	passed, skipped, total := 0, 0, 0
+	res := r.Merged()
 	for _, st := range r.Stages {
-		pkg := r.Result.Package(st.Package())
+		pkg := res.Package(st.Package())
 		for _, t := range pkg.Tests {
 			tests[st.Ref()+" "+t.Name] = struct {
 				st catalog.Stage

@@ -106,6 +106,16 @@ func TestReports(t *testing.T) {
 			Result:   &gotest.Result{Packages: []*gotest.Package{pkg(st1, pass("TestFires"), pass("TestLate"), pass("TestOrder"), pass("TestSkipped"))}}}},
 		{name: "go-errors", target: st1, run: &Run{Tags: "lab", Stages: both[1:], Result: &gotest.Result{
 			Errors: []string{"go: updates to go.mod needed; to update it:", "\tgo mod tidy"}}}},
+		{name: "race-pass-clean", target: st2, ok: true, run: &Run{Tags: "lab", Stages: both, Result: &gotest.Result{Packages: []*gotest.Package{
+			pkg(st2, pass("TestRoutes"), pass("TestRaceFree")),
+			pkg(st1, pass("TestFires"), pass("TestLate"), pass("TestOrder"), pass("TestSkipped")),
+		}}, RaceSecondPass: true, RacePass: pkg(st2, pass("TestRoutes"), pass("TestRaceFree"))}},
+		{name: "race-pass-finds", target: st2, run: &Run{Tags: "lab", Stages: both, Result: &gotest.Result{Packages: []*gotest.Package{
+			pkg(st2, pass("TestRoutes"), pass("TestRaceFree")),
+			pkg(st1, pass("TestFires"), pass("TestLate"), pass("TestOrder"), pass("TestSkipped")),
+		}}, RaceSecondPass: true, RacePass: pkg(st2, pass("TestRoutes"), gotest.Test{Name: "TestRaceFree", Status: gotest.Fail, Output: []string{
+			"==================", "WARNING: DATA RACE", "Write at 0x00c000123 by goroutine 8:", "  github.com/flk-byo/course/lab.(*worker).add()",
+			"      /course/lab/stream.go:51 +0x44", "==================", "testing.go:1490: race detected during execution of test"}})}},
 		{name: "watch-changes", target: st1, run: &Run{Tags: "lab", Stages: both[1:], Result: &gotest.Result{Packages: []*gotest.Package{
 			pkg(st1, pass("TestFires"), gotest.Test{Name: "TestLate", Status: gotest.Fail, Output: []string{"late_test.go:33: Late() = (none)"}}, pass("TestOrder"), pass("TestSkipped")),
 		}}}, watch: []watch.Change{
@@ -135,6 +145,26 @@ func TestReports(t *testing.T) {
 			assert.Equal(t, string(want), out.String(), "%s differs (go test ./internal/testreport -update rewrites it)", golden)
 		})
 	}
+}
+
+// TestMergedCountsWhatOnlyTheRaceDetectorFails: de watch compares Merged
+// from run to run, so a test that passes without the race detector and
+// fails with it must be failed there, and nothing else changes.
+func TestMergedCountsWhatOnlyTheRaceDetectorFails(t *testing.T) {
+	cat := fixture(t)
+	st1, st2 := cat.Stages[0], cat.Stages[1]
+	raced := gotest.Test{Name: "TestRaceFree", Status: gotest.Fail, Output: []string{"testing.go:1490: race detected during execution of test"}}
+	r := &Run{Tags: "lab", Stages: []catalog.Stage{st2, st1}, Result: &gotest.Result{Packages: []*gotest.Package{
+		pkg(st2, pass("TestRoutes"), pass("TestRaceFree")),
+		pkg(st1, pass("TestFires")),
+	}}, RaceSecondPass: true, RacePass: pkg(st2, gotest.Test{Name: "TestRoutes", Status: gotest.Fail}, raced)}
+	r.Result.Packages[0].Tests[0].Status = gotest.Fail // failed in the fast pass too: not the race detector's finding
+	assert.Equal(t, []gotest.Test{raced}, r.RaceFailures())
+	m := r.Merged()
+	assert.Equal(t, []gotest.Test{{Name: "TestRoutes", Status: gotest.Fail}, raced}, m.Package(st2.Package()).Tests)
+	assert.Equal(t, []gotest.Test{pass("TestFires")}, m.Package(st1.Package()).Tests)
+	assert.Equal(t, gotest.Pass, r.Result.Packages[0].Tests[1].Status, "Merged must not change the run's own results")
+	assert.Same(t, r.Result, (&Run{Result: r.Result, Stages: r.Stages}).Merged(), "without a second pass Merged is Result")
 }
 
 func TestStageRange(t *testing.T) {
