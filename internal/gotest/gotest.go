@@ -172,11 +172,7 @@ func (o Options) Args() []string {
 	// suites, which are the course's code and vetted in its CI; the
 	// learner's lab/ is a dependency, which it never reports on. Vetting
 	// would cost every run a vet of the suite and of lab/ for nothing.
-	// -ldflags=-w: a test binary is linked after every edit, and leaving
-	// out the debugger's tables (DWARF) halves the link; stack traces,
-	// the race detector and the file:line of failures come from the
-	// runtime's own tables, which stay.
-	args := []string{"test", "-json", "-trimpath", "-vet=off", "-ldflags=-w", "-tags", o.Tags}
+	args := []string{"test", "-json", "-trimpath", "-vet=off", "-tags", o.Tags}
 	if o.Race {
 		args = append(args, "-race")
 	}

@@ -102,7 +102,7 @@ func TestParseKeepsPatternOrder(t *testing.T) {
 
 func TestArgs(t *testing.T) {
 	o := Options{Tags: "lab", Race: true, Timeout: 0, Run: "^TestX$", Packages: []string{"./stages/01-windows"}}
-	assert.Equal(t, []string{"test", "-json", "-trimpath", "-vet=off", "-ldflags=-w", "-tags", "lab", "-race", "-run", "^TestX$", "./stages/01-windows"}, o.Args())
+	assert.Equal(t, []string{"test", "-json", "-trimpath", "-vet=off", "-tags", "lab", "-race", "-run", "^TestX$", "./stages/01-windows"}, o.Args())
 }
 
 func TestParseDependencyBuildFailureShowsItsErrors(t *testing.T) {
