@@ -150,17 +150,11 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 	defer live.done()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// The current stage's fast pass runs in the foreground. The other
-	// passes (its race detector's, the earlier stages') start at the same
-	// moment in the background, at a lower CPU priority: the current
-	// stage's build is one compile after another, so it leaves a core idle
-	// that their builds can use without delaying its verdict.
 	bs := batches(run.Stages, race, o.race == raceAll)
 	results := make([]*gotest.Result, len(bs))
 	errs := make([]error, len(bs))
-	var wg sync.WaitGroup
-	for i := len(bs) - 1; i >= 0; i-- {
-		b := bs[i]
+	passes := make([]func(onStart func(string)), len(bs))
+	for i, b := range bs {
 		what := "the current stage"
 		switch {
 		case b.racePass:
@@ -169,13 +163,14 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 		case i > 0:
 			what = "the earlier stages, for regressions"
 		}
-		part := live.part("go test -tags %s on %s (%s%s)", tags, testreport.StageRange(b.stages), what, map[bool]string{true: ", -race"}[b.race])
-		opts := gotest.Options{Dir: e.root, Tags: tags, Race: b.race, Timeout: o.timeout, TestTimeout: o.testTime, OnTest: part.test, Background: i > 0}
+		opts := gotest.Options{Dir: e.root, Tags: tags, Race: b.race, Timeout: o.timeout, TestTimeout: o.testTime, Background: i > 0}
 		for _, st := range b.stages {
 			opts.Packages = append(opts.Packages, st.Package())
 		}
-		runBatch := func() {
+		passes[i] = func(onStart func(string)) {
+			part := live.part("go test -tags %s on %s (%s%s)", tags, testreport.StageRange(b.stages), what, map[bool]string{true: ", -race"}[b.race])
 			defer part.end()
+			opts.OnTest, opts.OnStart = part.test, onStart
 			results[i], errs[i] = gotest.RunPastCrashes(ctx, opts, e.cat.TestsByPackage(b.stages), func(pkg string, crashed []string) {
 				part.printf("%s crashed its test binary; running %s's other tests", strings.Join(crashed, ", "), path.Base(pkg))
 			})
@@ -183,12 +178,26 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 				cancel() // an interrupted run stops whole
 			}
 		}
-		if i > 0 {
-			wg.Go(runBatch)
-			continue
-		}
-		runBatch()
-		if errs[0] == nil && o.firstDone != nil {
+	}
+	// The current stage's fast pass runs in the foreground. The other
+	// passes (its race detector's, the earlier stages') run beside it, in
+	// the background at a lower CPU priority, from the moment its test
+	// binary starts: its compiles are over by then, which theirs would slow
+	// (a 2-vCPU machine is often two hyperthreads of one core), and its run
+	// leaves cores idle that their builds can use.
+	var wg sync.WaitGroup
+	var once sync.Once
+	startBackground := func(string) {
+		once.Do(func() {
+			for _, pass := range passes[1:] {
+				wg.Go(func() { pass(nil) })
+			}
+		})
+	}
+	passes[0](startBackground)
+	if errs[0] == nil {
+		startBackground("") // if its binary never started: a compile error
+		if o.firstDone != nil {
 			run.Result = results[0]
 			live.hide()
 			o.firstDone(run)

@@ -61,6 +61,9 @@ type Options struct {
 
 	// OnTest, when set, is called as each top-level test ends, for live progress.
 	OnTest func(pkg string, t Test)
+	// OnStart, when set, is called as each package's test binary starts to
+	// run: its build is over.
+	OnStart func(pkg string)
 }
 
 // Status is the outcome of a test.
@@ -237,6 +240,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		_ = lowerPriority(cmd.Process.Pid)
 	}
 	h := newHandler(o.OnTest)
+	h.onStart = o.OnStart
 	if o.TestTimeout > 0 {
 		stop := make(chan struct{})
 		defer close(stop)
@@ -325,6 +329,10 @@ func RunPastCrashes(ctx context.Context, o Options, expected func(pattern string
 	return res, nil
 }
 
+// actionStart is the event go test -json sends as a package's test binary
+// starts (testjson has no name for it).
+const actionStart testjson.Action = "start"
+
 // Parse reads a `go test -json` stream and returns the results of the
 // packages matching patterns, in pattern order. onTest, when not nil, is
 // called as each top-level test ends.
@@ -356,7 +364,8 @@ type handler struct {
 	mu     sync.Mutex
 	build  map[string]*strings.Builder // import path → compiler output
 	stray  strings.Builder             // non-JSON lines on stdout
-	onTest func(pkg string, t Test)
+	onTest  func(pkg string, t Test)
+	onStart func(pkg string)
 
 	// For Options.TestTimeout: since when each running top-level test has
 	// run (by package, then test), and the test stopped in each package.
@@ -429,6 +438,8 @@ func (h *handler) Event(e testjson.TestEvent, _ *testjson.Execution) error {
 		b.WriteString(e.Output)
 	case h.onTest != nil && e.Test != "" && !strings.Contains(e.Test, "/") && e.Action.IsTerminal():
 		h.onTest(e.Package, Test{Name: e.Test, Status: Status(e.Action)})
+	case h.onStart != nil && e.Test == "" && e.Action == actionStart:
+		h.onStart(e.Package)
 	}
 	return nil
 }
