@@ -361,9 +361,9 @@ func parseWith(stream io.Reader, patterns []string, h *handler) (*Result, error)
 // handler receives test2json events as they arrive: it keeps build output,
 // which testjson does not, and reports finished tests for live progress.
 type handler struct {
-	mu     sync.Mutex
-	build  map[string]*strings.Builder // import path → compiler output
-	stray  strings.Builder             // non-JSON lines on stdout
+	mu      sync.Mutex
+	build   map[string]*strings.Builder // import path → compiler output
+	stray   strings.Builder             // non-JSON lines on stdout
 	onTest  func(pkg string, t Test)
 	onStart func(pkg string)
 
