@@ -68,7 +68,7 @@ func raceFlag(usage string) *ucli.BoolFlag {
 // whose lesson is concurrency, --race-all for every stage.
 func raceFlags() []ucli.Flag {
 	return []ucli.Flag{
-		raceFlag("build the current stage's suite with the race detector when its lesson is concurrency (02, 06)"),
+		raceFlag("run the current stage a second time, with the race detector, when its lesson is concurrency (02, 06): the verdict comes first from a pass without it"),
 		&ucli.BoolFlag{Name: "race-all", Usage: "build every stage's suite with the race detector (about twice as slow), as de grade does"},
 	}
 }
