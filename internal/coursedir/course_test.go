@@ -3,6 +3,7 @@ package coursedir_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,4 +47,43 @@ func TestCopySkeletonsNeverOverwrites(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, again.Created, "a second copy creates nothing")
 	assert.Len(t, again.Kept, len(names))
+}
+
+// TestWriteTemplateFromAGitWorktree: in a git worktree or submodule .git
+// is a file, not a folder; the template leaves it out and copies the rest.
+func TestWriteTemplateFromAGitWorktree(t *testing.T) {
+	for _, gitIsDir := range []bool{false, true} {
+		root := t.TempDir()
+		for path, data := range map[string]string{
+			"README.md":               "# course\n",
+			"stages/01-x/card.md":     "card\n",
+			"solutions/answer.go":     "package solutions\n",
+			"zz-after-dot-git/file.t": "kept\n",
+		} {
+			p := filepath.Join(root, filepath.FromSlash(path))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		git := filepath.Join(root, ".git")
+		if gitIsDir {
+			if err := os.MkdirAll(filepath.Join(git, "objects"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.WriteFile(git, []byte("gitdir: /elsewhere/.git/worktrees/x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		written, err := coursedir.WriteTemplate(root, filepath.Join(t.TempDir(), "student"))
+		if err != nil {
+			t.Fatalf(".git a folder = %v: WriteTemplate = %v", gitIsDir, err)
+		}
+		slices.Sort(written)
+		want := []string{"README.md", "stages/01-x/card.md", "zz-after-dot-git/file.t"}
+		if !slices.Equal(written, want) {
+			t.Errorf(".git a folder = %v: WriteTemplate wrote %q, want %q (everything but .git and the answers)", gitIsDir, written, want)
+		}
+	}
 }

@@ -86,7 +86,12 @@ func WriteTemplate(root, dst string) ([]string, error) {
 		}
 		rel = filepath.ToSlash(rel)
 		if slices.Contains(templateLeavesOut, rel) {
-			return fs.SkipDir
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			// A file: .git is one in a git worktree or submodule. SkipDir
+			// for a file would skip the rest of its folder, here the root.
+			return nil
 		}
 		target := filepath.Join(dst, filepath.FromSlash(rel))
 		if d.IsDir() {
