@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,9 +39,9 @@ func cmdAwait(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // processesMatching returns the command lines (arguments joined by
-// spaces) of the running processes whose command line contains substr,
-// read from /proc (Linux).
-func processesMatching(ts *testscript.TestScript, substr string) []string {
+// spaces) of the running processes whose command line contains every one
+// of subs, read from /proc (Linux).
+func processesMatching(ts *testscript.TestScript, subs []string) []string {
 	dirs, err := filepath.Glob("/proc/[0-9]*")
 	ts.Check(err)
 	var out []string
@@ -50,43 +51,47 @@ func processesMatching(ts *testscript.TestScript, substr string) []string {
 			continue // gone, or a kernel thread
 		}
 		cmdline := strings.ReplaceAll(strings.TrimRight(string(data), "\x00"), "\x00", " ")
-		if strings.Contains(cmdline, substr) {
+		if !slices.ContainsFunc(subs, func(sub string) bool { return !strings.Contains(cmdline, sub) }) {
 			out = append(out, filepath.Base(d)+": "+cmdline)
 		}
 	}
 	return out
 }
 
-// cmdAwaitProc waits until a process whose command line contains SUBSTR
-// runs, failing after TIMEOUT: "awaitproc SUBSTR TIMEOUT" (Linux: it reads
-// /proc), for a script that signals de while its test binary runs.
+// cmdAwaitProc waits until a process whose command line contains every
+// SUBSTR runs, failing after TIMEOUT: "awaitproc SUBSTR... TIMEOUT" (Linux:
+// it reads /proc), for a script that signals de while its test binary
+// runs. Scripts run in parallel, so the substrings must pick out this
+// script's process: its own -test.timeout, say.
 func cmdAwaitProc(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: awaitproc SUBSTR TIMEOUT")
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: awaitproc SUBSTR... TIMEOUT")
 	}
-	limit, err := time.ParseDuration(args[1])
+	subs := args[:len(args)-1]
+	limit, err := time.ParseDuration(args[len(args)-1])
 	ts.Check(err)
 	start := time.Now()
-	for len(processesMatching(ts, args[0])) == 0 {
+	for len(processesMatching(ts, subs)) == 0 {
 		if time.Since(start) > limit {
-			ts.Fatalf("awaitproc: no process with %q in its command line within %v", args[0], limit)
+			ts.Fatalf("awaitproc: no process with all of %q in its command line within %v", subs, limit)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// cmdNoProc fails if a process whose command line contains SUBSTR is still
-// running after TIMEOUT: "noproc SUBSTR TIMEOUT" (Linux). A killed process
-// takes a moment to be reaped; the timeout bounds that.
+// cmdNoProc fails if a process whose command line contains every SUBSTR
+// is still running after TIMEOUT: "noproc SUBSTR... TIMEOUT" (Linux). A
+// killed process takes a moment to be reaped; the timeout bounds that.
 func cmdNoProc(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: noproc SUBSTR TIMEOUT")
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: noproc SUBSTR... TIMEOUT")
 	}
-	limit, err := time.ParseDuration(args[1])
+	subs := args[:len(args)-1]
+	limit, err := time.ParseDuration(args[len(args)-1])
 	ts.Check(err)
 	start := time.Now()
 	for {
-		left := processesMatching(ts, args[0])
+		left := processesMatching(ts, subs)
 		if len(left) == 0 {
 			return
 		}
