@@ -85,7 +85,14 @@ func (p *Processor) Snapshot() ([]byte, error) {
 	buf = binary.AppendVarint(buf, p.watermark)
 
 	buf = appendSeenIDs(buf, p.seen)
+	buf = p.appendWindows(buf)
 
+	return processorSnapshot.seal(buf), nil
+}
+
+// appendWindows appends every window of p as the format above lays them
+// out: a count, then each window's bounds and its keys' tallies.
+func (p *Processor) appendWindows(buf []byte) []byte {
 	// p.windows is already in ascending order of end; only the keys need
 	// sorting.
 	buf = binary.AppendUvarint(buf, uint64(len(p.windows)))
@@ -100,8 +107,7 @@ func (p *Processor) Snapshot() ([]byte, error) {
 			buf = binary.AppendVarint(buf, t.sum)
 		}
 	}
-
-	return processorSnapshot.seal(buf), nil
+	return buf
 }
 
 // appendSeenIDs appends the seen IDs as a count and the IDs in ascending
@@ -275,36 +281,46 @@ func decodeV1(body []byte) (*Processor, error) {
 	if p.seen, err = r.seenIDs(); err != nil {
 		return nil, err
 	}
+	if err := p.readWindows(r, p.cfg.WindowSize); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
 
+// readWindows reads what appendWindows wrote, the last field of a body,
+// into p, whose config and watermark are already restored. Window starts
+// are multiples of step: the window size for tumbling windows (the slide
+// for stage 09's sliding ones).
+func (p *Processor) readWindows(r *reader, step int64) error {
 	n := r.count()
 	p.windows = make([]*window, 0, n)
 	for range n {
 		start, end := r.varint(), r.varint()
 		if r.err != nil {
-			return nil, r.err
+			return r.err
 		}
-		if err := p.checkWindow(start, end); err != nil {
-			return nil, err
+		if err := p.checkWindow(start, end, step); err != nil {
+			return err
 		}
 		k := r.count()
 		if r.err != nil {
-			return nil, r.err
+			return r.err
 		}
 		if k == 0 {
-			return nil, fmt.Errorf("window [%d,%d) has no keys", start, end)
+			return fmt.Errorf("window [%d,%d) has no keys", start, end)
 		}
 		w := p.newWindow(start, end)
 		prev := ""
 		for i := range k {
 			key, count, sum := r.key(), r.uvarint(), r.varint()
 			if r.err != nil {
-				return nil, r.err
+				return r.err
 			}
 			if i > 0 && key <= prev {
-				return nil, fmt.Errorf("key %s of window [%d,%d) is not after %s", kit.ShowString(key), start, end, kit.ShowString(prev))
+				return fmt.Errorf("key %s of window [%d,%d) is not after %s", kit.ShowString(key), start, end, kit.ShowString(prev))
 			}
 			if count == 0 || count > math.MaxInt64 {
-				return nil, fmt.Errorf("key %s of window [%d,%d) has count %d", kit.ShowString(key), start, end, count)
+				return fmt.Errorf("key %s of window [%d,%d) has count %d", kit.ShowString(key), start, end, count)
 			}
 			w.restoreTally(key, int64(count), sum)
 			prev = key
@@ -312,23 +328,24 @@ func decodeV1(body []byte) (*Processor, error) {
 		p.windows = append(p.windows, w)
 	}
 	if r.err != nil {
-		return nil, r.err
+		return r.err
 	}
 	if len(r.buf) > 0 {
-		return nil, fmt.Errorf("%d unread bytes after the last window", len(r.buf))
+		return fmt.Errorf("%d unread bytes after the last window", len(r.buf))
 	}
-	return p, nil
+	return nil
 }
 
-// checkWindow returns an error unless [start, end) is a window of p's size,
-// after the window last restored, and not yet expired at p's watermark.
-func (p *Processor) checkWindow(start, end int64) error {
+// checkWindow returns an error unless [start, end) is a window of p's size
+// starting at a multiple of step, after the window last restored, and not
+// yet expired at p's watermark.
+func (p *Processor) checkWindow(start, end, step int64) error {
 	size := p.cfg.WindowSize
 	if start > math.MaxInt64-size || end != start+size {
 		return fmt.Errorf("window [%d,%d) is not %d long", start, end, size)
 	}
-	if s, _ := AssignWindow(start, size); s != start {
-		return fmt.Errorf("window [%d,%d) does not start at a multiple of %d", start, end, size)
+	if s, _ := AssignWindow(start, step); s != start {
+		return fmt.Errorf("window [%d,%d) does not start at a multiple of %d", start, end, step)
 	}
 	if n := len(p.windows); n > 0 && end <= p.windows[n-1].end {
 		return fmt.Errorf("window [%d,%d) is not after the window ending at %d", start, end, p.windows[n-1].end)
