@@ -1,4 +1,4 @@
-// Package solutions is the reference implementation of all eight stages of
+// Package solutions is the reference implementation of every stage of
 // FLK-BYO, one package with the same API the learner builds in lab/.
 //
 // Every stage suite runs against it with `go test -tags solution ./...`;

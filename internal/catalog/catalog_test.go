@@ -31,7 +31,7 @@ func TestResolveAliases(t *testing.T) {
 			assert.Equal(t, "02-keyed-partitioning", st.ID(), name)
 		}
 	}
-	for _, name := range []string{"", "0", "9", "09", "FLK-BYO/", "FLK-BYO/9", "windowz", "01-keyed-partitioning"} {
+	for _, name := range []string{"", "0", "10", "FLK-BYO/", "FLK-BYO/10", "windowz", "01-keyed-partitioning"} {
 		_, err := cat.Resolve(name)
 		if assert.Error(t, err, name) {
 			assert.Contains(t, err.Error(), "valid stages are FLK-BYO/01 (windows), FLK-BYO/02 (keyed-partitioning)")

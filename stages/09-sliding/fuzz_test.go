@@ -1,0 +1,98 @@
+//go:build lab || solution
+
+package sliding
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
+)
+
+// FuzzRestoreSlidingProcessor certifies that RestoreSlidingProcessor never panics on any input, and whatever it accepts snapshots and restores again to the same bytes.
+//
+// `go test` runs the seed corpus, made at run time by your code: snapshots
+// your Snapshot writes (new processors, ones cut from seeded runs with
+// awkward keys, IDs and values, late corrections and Flush, windows of
+// several shapes), their prefixes, copies with a byte flipped or a byte
+// appended, a stage 04 snapshot, and bytes that are no snapshot at all. To
+// search for more:
+//
+//	go test -tags lab -run '^$' -fuzz '^FuzzRestoreSlidingProcessor$' ./stages/09-sliding
+func FuzzRestoreSlidingProcessor(f *testing.F) {
+	defer suite.Recover(f)
+	var snaps [][]byte
+	rnd := suite.Rand(f)
+	for _, c := range oracleConfigs {
+		cfg := SlidingConfig{Size: c.size, Slide: c.slide, WatermarkDelay: 6, AllowedLateness: c.size / 2}
+		snaps = append(snaps, snapshotOf(f, newSliding(f, cfg)))
+		ops := randomOps(rnd, c.size, cfg.WatermarkDelay, cfg.WatermarkDelay+2*c.size)
+		for _, cut := range []int{len(ops) / 3, len(ops) - 3, len(ops)} {
+			s := newSliding(f, cfg)
+			windowtest.Replay(s, ops[:cut])
+			snaps = append(snaps, snapshotOf(f, s))
+		}
+	}
+	for _, snap := range snaps {
+		f.Add(snap)
+		for _, n := range []int{1, 4, 5, 8, 13, 16, 17, 21, len(snap) / 2, len(snap) - 1} {
+			if n < len(snap) {
+				f.Add(bytes.Clone(snap[:n]))
+			}
+		}
+		f.Add(append(bytes.Clone(snap), 0))
+		for _, i := range []int{4, 5, len(snap) / 2, len(snap) - 1} {
+			flipped := bytes.Clone(snap)
+			flipped[i] ^= 0x01
+			f.Add(flipped)
+		}
+	}
+	p, err := NewProcessor(Config{WindowSize: 10, AllowedLateness: 5})
+	if err != nil {
+		f.Fatalf("NewProcessor: %v", err)
+	}
+	p.Process(ev("e1", "a", 5, 1))
+	tumbling, err := p.Snapshot()
+	if err != nil {
+		f.Fatalf("Processor.Snapshot (stage 04): %v", err)
+	}
+	f.Add(tumbling) // tumbling-window state, not a sliding snapshot
+	f.Add([]byte(nil))
+	f.Add(bytes.Repeat([]byte{0xff}, 40))
+	f.Add(make([]byte, 40))
+	f.Add([]byte("not a snapshot at all"))
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer suite.Recover(t)
+		var s *SlidingProcessor
+		var err error
+		panicked := suite.Catch(func() { s, err = RestoreSlidingProcessor(data) })
+		switch {
+		case panicked != "":
+			t.Fatalf("RestoreSlidingProcessor(%s) panicked: %s\nIt must return an error, not panic: a snapshot comes from a file that\n"+
+				"may be truncated, corrupted or not a snapshot at all. Check every length against the bytes left before slicing.",
+				suite.HexHead(data), panicked)
+		case err != nil && s != nil:
+			t.Fatalf("RestoreSlidingProcessor(%s) returned the error %q AND a processor; on error, return nil", suite.HexHead(data), err)
+		case err != nil:
+			return
+		case s == nil:
+			t.Fatalf("RestoreSlidingProcessor(%s) returned neither a processor nor an error", suite.HexHead(data))
+		}
+		// Accepted: the result must be a working processor whose snapshot
+		// restores to the same bytes.
+		snap := snapshotOf(t, s)
+		if again := snapshotOf(t, restoreOf(t, snap)); !bytes.Equal(snap, again) {
+			t.Fatalf("RestoreSlidingProcessor(%s) was accepted, but the processor it returned snapshots to bytes that\n"+
+				"restore and snapshot differently:\n%s\nA restored processor is in the same state as the one snapshotted, so its\n"+
+				"snapshot is the same bytes. A difference means the restore lost or changed something (a window, a key's\n"+
+				"tally, a seen ID, the watermark, the slide), or the encoding depends on map order.",
+				suite.HexHead(data), suite.ByteDiff(snap, again))
+		}
+		s.Process(ev("fuzz", "k", 0, 1))
+		s.AdvanceWatermark(100)
+		s.Flush()
+		s.Late()
+	})
+}

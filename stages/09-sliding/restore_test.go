@@ -1,0 +1,147 @@
+//go:build lab || solution
+
+package sliding
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
+	"github.com/flk-byo/course/kit"
+)
+
+// TestRestoreAndContinueAtEveryCut certifies that a processor restored from
+// a snapshot taken after any call of a seeded run (awkward keys and IDs,
+// late events, corrections, redeliveries, Flush) makes every later call
+// exactly as the uninterrupted run did, side output included.
+func TestRestoreAndContinueAtEveryCut(t *testing.T) {
+	defer suite.Recover(t)
+	rnd := suite.Rand(t)
+	for _, c := range oracleConfigs {
+		t.Run(fmt.Sprintf("size %d slide %d", c.size, c.slide), func(t *testing.T) {
+			defer suite.Recover(t)
+			cfg := SlidingConfig{Size: c.size, Slide: c.slide, WatermarkDelay: 6, AllowedLateness: c.size / 2}
+			ops := randomOps(rnd, c.size, cfg.WatermarkDelay, cfg.WatermarkDelay+2*c.size)
+			want := replay(t, cfg, ops)
+			for cut := range len(ops) + 1 {
+				live := newSliding(t, cfg)
+				windowtest.Replay(live, ops[:cut])
+				restored := restoreOf(t, snapshotOf(t, live))
+				got := windowtest.Replay(restored, ops[cut:])
+				rest := windowtest.Trace{Outs: want.Outs[cut:], Late: want.Late[len(live.Late()):]}
+				if d := firstCallDiff(ops[cut:], got, rest); d != "" {
+					t.Fatalf("Restored from the snapshot taken after call %d of %d, the run went on differently:\n%s\n"+
+						"A snapshot holds all state: the config (slide included), the watermark, every seen ID and every\n"+
+						"unexpired window, fired or not, with its per-key counts and sums. Late() starts empty after a\n"+
+						"restore: the side output is output, not state.", cut, len(ops), d)
+				}
+			}
+		})
+	}
+}
+
+// TestSnapshotIsACopy certifies that a snapshot's bytes never change as the
+// processor goes on, that restoring gives the state as it was when the
+// snapshot was taken, that a restored processor keeps no reference to the
+// snapshot's bytes, and that two restores of one snapshot share nothing.
+func TestSnapshotIsACopy(t *testing.T) {
+	defer suite.Recover(t)
+	cfg := SlidingConfig{Size: 10, Slide: 3, WatermarkDelay: 6, AllowedLateness: 5}
+	ops := randomOps(suite.Rand(t), cfg.Size, cfg.WatermarkDelay, cfg.WatermarkDelay+2*cfg.Size)
+	windowtest.CheckSnapshotIsACopy(t, windowtest.SnapshotCopy[*SlidingProcessor]{
+		Ops: ops, Want: replay(t, cfg, ops),
+		Cuts: []int{len(ops) / 4, len(ops) / 2, len(ops) - 3},
+		Prefix: func(t *testing.T, cut int) *SlidingProcessor {
+			s := newSliding(t, cfg)
+			windowtest.Replay(s, ops[:cut])
+			return s
+		},
+		Snapshot: func(t *testing.T, s *SlidingProcessor) []byte { return snapshotOf(t, s) },
+		Restore:  func(t *testing.T, snap []byte, _ int) *SlidingProcessor { return restoreOf(t, snap) },
+		Other:    ev("other", "a", 0, 100),
+		Restorer: "RestoreSlidingProcessor",
+	})
+}
+
+// TestEqualStateGivesEqualSnapshots certifies that two processors that hold
+// the same state, reached by delivering the same events in different
+// orders, give byte-for-byte equal snapshots.
+func TestEqualStateGivesEqualSnapshots(t *testing.T) {
+	defer suite.Recover(t)
+	rnd := suite.Rand(t)
+	cfg := SlidingConfig{Size: 10, Slide: 3, WatermarkDelay: 1000}
+	events := kit.RandomEvents(rnd, 40, oracleKeys, 0, 100)
+	first := newSliding(t, cfg)
+	for _, e := range events {
+		first.Process(e)
+	}
+	want := snapshotOf(t, first)
+	for what, delivered := range windowtest.Shuffles(rnd, events, 5, 1000, 0) {
+		s := newSliding(t, cfg)
+		for _, e := range delivered {
+			s.Process(e)
+		}
+		if got := snapshotOf(t, s); !bytes.Equal(got, want) {
+			t.Fatalf("%s of the same events (the delay of 1000 keeps every window open) gave another snapshot:\n%s\n"+
+				"Equal state must give equal bytes: write seen IDs, windows and keys in a canonical order, never in\n"+
+				"map order or arrival order.", what, suite.ByteDiff(want, got))
+		}
+	}
+}
+
+// TestRestoreRejectsBadInput certifies that RestoreSlidingProcessor returns
+// a nil processor and an error, never a panic, for empty, truncated,
+// corrupted or foreign input, a tumbling Processor's snapshot included.
+func TestRestoreRejectsBadInput(t *testing.T) {
+	defer suite.Recover(t)
+	s := newSliding(t, SlidingConfig{Size: 10, Slide: 5, AllowedLateness: 5})
+	for _, e := range []kit.Event{ev("e1", "a", 3, 1), ev("e2", "b", 12, 2), ev("e3", "a", 8, 3)} {
+		s.Process(e)
+	}
+	good := snapshotOf(t, s)
+	tumbling, err := NewProcessor(Config{WindowSize: 10})
+	if err != nil {
+		t.Fatalf("NewProcessor: %v", err)
+	}
+	tumbling.Process(ev("e1", "a", 3, 1))
+	foreign, err := tumbling.Snapshot()
+	if err != nil {
+		t.Fatalf("Processor.Snapshot: %v", err)
+	}
+	cases := []struct {
+		what  string
+		input []byte
+	}{
+		{"nil", nil},
+		{"an empty slice", []byte{}},
+		{"the magic alone", good[:4]},
+		{"the header alone", good[:min(len(good), 17)]},
+		{"all but the last byte", good[:len(good)-1]},
+		{"a byte appended", append(bytes.Clone(good), 0)},
+		{"garbage", []byte("not a snapshot at all, but long enough to be one")},
+		{"a tumbling Processor's snapshot", foreign},
+	}
+	for _, i := range windowtest.SamplePositions(suite.Rand(t), len(good)) {
+		flipped := bytes.Clone(good)
+		flipped[i] ^= 0x40
+		cases = append(cases, struct {
+			what  string
+			input []byte
+		}{fmt.Sprintf("byte %d flipped", i), flipped})
+	}
+	for _, c := range cases {
+		var p *SlidingProcessor
+		var err error
+		panicked := suite.Catch(func() { p, err = RestoreSlidingProcessor(c.input) })
+		switch {
+		case panicked != "":
+			t.Errorf("RestoreSlidingProcessor(%s) panicked: %v\nIt must return an error: a snapshot comes from a file that may be "+
+				"truncated or corrupted.\n%s", c.what, panicked, suite.HexHead(c.input))
+		case err == nil || p != nil:
+			t.Errorf("RestoreSlidingProcessor(%s) = %v, %v; want nil and an error: check the magic, the version, the length\n"+
+				"and a checksum before trusting a byte.\n%s", c.what, p, err, suite.HexHead(c.input))
+		}
+	}
+}
