@@ -132,3 +132,26 @@ func TestSlideEqualToSizeIsTumbling(t *testing.T) {
 		}
 	}
 }
+
+// TestSideOutputKeepsArrivalOrder certifies that Late returns every late
+// event in arrival order, not in timestamp or key order, and keeps them
+// across calls.
+func TestSideOutputKeepsArrivalOrder(t *testing.T) {
+	defer suite.Recover(t)
+	r := newRun(t, SlidingConfig{Size: 10, Slide: 5, AllowedLateness: 3})
+	r.Process(ev("e0", "a", 100, 1)) // watermark 100: every window ending at or below 97 has expired
+	late := []kit.Event{
+		ev("x1", "x", 40, 1),
+		ev("y1", "y", 2, 2),
+		ev("x2", "x", 85, 3),
+		ev("z1", "z", -30, 4),
+		ev("a1", "a", 60, 5),
+	}
+	r.ProcessAll(late...)
+	r.Expect("AdvanceWatermark(200)", r.Advance(200), []kit.Result{
+		res("a", 95, 105, 1, 1),
+		res("a", 100, 110, 1, 1),
+	}, "Only a@100 was counted: every window of the other events had expired when they arrived.")
+	r.ExpectLate(late, "The side output holds the late events in the order they arrived, and keeps them after\n"+
+		"later calls: it is output, like a second stream, not state sorted by time.")
+}
