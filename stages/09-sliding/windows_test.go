@@ -130,5 +130,10 @@ func TestGapEventsBelongToNoWindow(t *testing.T) {
 	r.ExpectLate([]kit.Event{ev("e3", "c", 6, 1)},
 		"The watermark is 7. c@6 falls in a gap and the watermark has passed it (7 > 6 + AllowedLateness 0): it is\n"+
 			"late, as in Flink (isElementLate). c@7 is not: 7 > 7 is false.")
+	r.Advance(50)
+	r.Expect("Process(e2 b@7) again", r.Process(ev("e2", "b", 7, 1)), nil, "A redelivery: e2 was seen, though no window counted it.")
+	r.ExpectLate([]kit.Event{ev("e3", "c", 6, 1)},
+		"The watermark is now past b@7, but e2 is a redelivery: its ID was remembered when it first arrived, in a\n"+
+			"gap or not, so it is a no-op, never late.")
 	r.Expect("Flush()", r.Flush(), nil, "No event was counted in any window after [0,5).")
 }

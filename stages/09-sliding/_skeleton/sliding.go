@@ -52,8 +52,9 @@ func NewSlidingProcessor(cfg SlidingConfig) (*SlidingProcessor, error) {
 // Process takes one event and returns the results it caused, ordered by
 // (End, Start, Key).
 //
-//   - An event whose ID was seen before is a no-op in every window,
-//     whatever its fields say: it changes nothing, not even the watermark.
+//   - An event whose ID was seen before (counted, late or in a gap) is a
+//     no-op in every window, whatever its fields say: it changes nothing,
+//     not even the watermark, and is never late.
 //   - Each window of the event is judged on its own, against the watermark
 //     before this event: one that has expired (watermark ≥ end +
 //     AllowedLateness, saturating at math.MaxInt64) is skipped; any other
