@@ -35,6 +35,7 @@ type Stage struct {
 	Concept string // one line: what the stage teaches
 	Points  int    // points for grading, shared equally by its tests
 	Ready   bool   // false for a stage announced but not yet in this version
+	Track   Track  // the core, or the extensions after it
 
 	// Solution names the reference files (in solutions/, the plain build)
 	// that `de solution` shows for the stage, in reading order: whole if no
@@ -56,6 +57,20 @@ type Stage struct {
 	// lesson is a library, such as an embedded store).
 	LabImports []string
 }
+
+// Track is the part of the course a stage belongs to. The core comes first
+// and is the course; the extensions follow it, opt-in, for a learner who
+// finished the core. Each track numbers its cards up to its own last stage
+// ("Stage 3 of 8", "Stage 9 of 12"), and de list counts each apart.
+type Track string
+
+const (
+	Core      Track = "core"      // catalog.json: no "track", or "track": "core"
+	Extension Track = "extension" // catalog.json: "track": "extension"
+)
+
+// tracks are the tracks in course order.
+var tracks = []Track{Core, Extension}
 
 // ID returns the stage's folder name, e.g. "02-keyed-partitioning".
 func (s Stage) ID() string { return fmt.Sprintf("%02d-%s", s.Number, s.Slug) }
@@ -83,6 +98,7 @@ type file struct {
 		Note       string   `json:"solution_note"`
 		LabImports []string `json:"lab_imports"`
 		Race       bool     `json:"race"`
+		Track      Track    `json:"track"`
 	} `json:"stages"`
 }
 
@@ -104,13 +120,84 @@ func Load(fsys fs.FS) (*Catalog, error) {
 		if s.Slug == "" || s.Title == "" {
 			return nil, fmt.Errorf("catalog: stage %d has no slug or title", i+1)
 		}
+		track := s.Track
+		if track == "" {
+			track = Core
+		}
+		ti := slices.Index(tracks, track)
+		if ti < 0 {
+			return nil, fmt.Errorf("catalog: stage %d (%s) has track %q; a track is %q or %q", i+1, s.Slug, s.Track, Core, Extension)
+		}
+		if i > 0 && ti < slices.Index(tracks, c.Stages[i-1].Track) {
+			return nil, fmt.Errorf("catalog: stage %d (%s) is in the %s track, after a stage of the %s track: the tracks follow each other in course order", i+1, s.Slug, track, c.Stages[i-1].Track)
+		}
 		c.Stages = append(c.Stages, Stage{
 			Number: i + 1, Slug: s.Slug, Title: s.Title, Concept: s.Concept,
-			Points: s.Points, Ready: s.Ready, Solution: s.Solution, SolutionNote: s.Note,
+			Points: s.Points, Ready: s.Ready, Track: track, Solution: s.Solution, SolutionNote: s.Note,
 			LabImports: s.LabImports, Race: s.Race,
 		})
 	}
 	return c, nil
+}
+
+// Tracks returns the tracks that have stages, in course order.
+func (c *Catalog) Tracks() []Track {
+	var out []Track
+	for _, t := range tracks {
+		if len(c.Track(t)) > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Track returns the stages of track t, ready or not, in course order.
+func (c *Catalog) Track(t Track) []Stage {
+	var out []Stage
+	for _, s := range c.Stages {
+		if s.Track == t {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TrackEnd returns the number of the last stage of track t (0 if it has
+// none): the M of "Stage N of M" on the cards of that track. For the core,
+// which starts the course, it is also how many stages the core has.
+func (c *Catalog) TrackEnd(t Track) int {
+	sts := c.Track(t)
+	if len(sts) == 0 {
+		return 0
+	}
+	return sts[len(sts)-1].Number
+}
+
+// Position returns where a stage stands in its track, as its card's title
+// and de test's summary say it: "Stage 3 of 8", "Stage 9 of 12".
+func (c *Catalog) Position(s Stage) string {
+	return fmt.Sprintf("Stage %d of %d", s.Number, c.TrackEnd(s.Track))
+}
+
+// CardTitle returns the first line a stage's card must have, without the
+// "# ": "Stage 3 of 8 — Allowed lateness".
+func (c *Catalog) CardTitle(s Stage) string { return c.Position(s) + " — " + s.Title }
+
+// TrackHeading returns the heading de list and README's table show above
+// track t's stages: "The core: stages 01–08".
+func (c *Catalog) TrackHeading(t Track) string {
+	sts := c.Track(t)
+	if len(sts) == 0 {
+		return ""
+	}
+	span := fmt.Sprintf("stages %02d–%02d", sts[0].Number, sts[len(sts)-1].Number)
+	if len(sts) == 1 {
+		span = fmt.Sprintf("stage %02d", sts[0].Number)
+	}
+	if t == Extension {
+		return fmt.Sprintf("Extensions: %s, after the core", span)
+	}
+	return "The core: " + span
 }
 
 // LabImports returns every import path outside the standard library that
@@ -257,15 +344,22 @@ func (c *Catalog) SkeletonFile(s Stage, name string) ([]byte, error) {
 
 // MarkdownTable renders the stage table that README.md shows between its
 // "stages:begin" and "stages:end" markers; a test keeps the two equal.
+// It has one table per track, each under its heading.
 func (c *Catalog) MarkdownTable() string {
 	var b strings.Builder
-	b.WriteString("| stage | start with | you build | the idea |\n|---|---|---|---|\n")
-	for _, s := range c.Stages {
-		title := s.Title
-		if !s.Ready {
-			title += " (coming soon)"
+	for i, t := range c.Tracks() {
+		if i > 0 {
+			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "| %02d | `de start %s` | %s | %s |\n", s.Number, s.Ref(), title, s.Concept)
+		fmt.Fprintf(&b, "**%s**\n\n", c.TrackHeading(t))
+		b.WriteString("| stage | start with | you build | the idea |\n|---|---|---|---|\n")
+		for _, s := range c.Track(t) {
+			title := s.Title
+			if !s.Ready {
+				title += " (coming soon)"
+			}
+			fmt.Fprintf(&b, "| %02d | `de start %s` | %s | %s |\n", s.Number, s.Ref(), title, s.Concept)
+		}
 	}
 	return b.String()
 }

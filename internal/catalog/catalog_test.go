@@ -31,7 +31,7 @@ func TestResolveAliases(t *testing.T) {
 			assert.Equal(t, "02-keyed-partitioning", st.ID(), name)
 		}
 	}
-	for _, name := range []string{"", "0", "10", "FLK-BYO/", "FLK-BYO/10", "windowz", "01-keyed-partitioning"} {
+	for _, name := range []string{"", "0", "13", "FLK-BYO/", "FLK-BYO/13", "windowz", "01-keyed-partitioning"} {
 		_, err := cat.Resolve(name)
 		if assert.Error(t, err, name) {
 			assert.Contains(t, err.Error(), "valid stages are FLK-BYO/01 (windows), FLK-BYO/02 (keyed-partitioning)")
@@ -56,8 +56,15 @@ func TestCourseContent(t *testing.T) {
 	}
 	for _, st := range cat.Stages {
 		if !st.Ready {
-			if _, err := os.Stat("../../" + st.Dir() + "/README.md"); err == nil {
-				add(st, "has a card but is not marked ready in catalog.json")
+			// A stage being written may have any part of its folder, or
+			// none; a card it has already carries its place in its track.
+			if _, err := fs.Stat(cat.FS(), path.Join(st.ID(), "README.md")); err != nil {
+				continue
+			}
+			if card, err := cat.Card(st); err != nil {
+				add(st, "%v", err)
+			} else if want := cat.CardTitle(st); card.Title != want {
+				add(st, "card title %q, want %q", card.Title, want)
 			}
 			continue
 		}
@@ -66,7 +73,7 @@ func TestCourseContent(t *testing.T) {
 			add(st, "%v", err)
 			continue
 		}
-		if want := fmt.Sprintf("Stage %d of %d — %s", st.Number, len(cat.Stages), st.Title); card.Title != want {
+		if want := cat.CardTitle(st); card.Title != want {
 			add(st, "card title %q, want %q", card.Title, want)
 		}
 		for _, section := range []string{"## New API this stage", "## This stage's task", "## Constraints", "## Run it", "## Flink parity", "## Questions you should be able to answer"} {
@@ -135,6 +142,41 @@ func TestReadmeTableMatchesCatalog(t *testing.T) {
 	require.True(t, ok, "README.md has no %q marker", end)
 	want := load(t).MarkdownTable()
 	assert.Equal(t, want, table, "README's stage table differs from stages/catalog.json; replace it with:\n%s", want)
+}
+
+// TestCardTitlesCountTheirOwnTrack pins the course's numbering policy: a core
+// card counts the core ("Stage 3 of 8"), an extension card counts up to the
+// last extension stage the catalogue lists, ready or not ("Stage 9 of 12").
+func TestCardTitlesCountTheirOwnTrack(t *testing.T) {
+	cat := load(t)
+	core, ext := cat.Track(catalog.Core), cat.Track(catalog.Extension)
+	require.Len(t, core, 8, "the core is the eight stages")
+	require.NotEmpty(t, ext)
+	assert.Equal(t, 8, cat.TrackEnd(catalog.Core))
+	assert.Equal(t, 12, cat.TrackEnd(catalog.Extension), "the extension track is stages 09–12 (issue 14)")
+	assert.Equal(t, "Stage 3 of 8 — Allowed lateness", cat.CardTitle(core[2]))
+	assert.Equal(t, "Stage 9 of 12 — Sliding windows", cat.CardTitle(ext[0]))
+	assert.Equal(t, []catalog.Track{catalog.Core, catalog.Extension}, cat.Tracks())
+	assert.Equal(t, "The core: stages 01–08", cat.TrackHeading(catalog.Core))
+}
+
+// TestTracksLoad checks the "track" field: absent means the core, an unknown
+// track is an error, and the extensions come after the core, never between
+// its stages.
+func TestTracksLoad(t *testing.T) {
+	load := func(stages string) (*catalog.Catalog, error) {
+		return catalog.Load(fstest.MapFS{"catalog.json": {Data: []byte(`{"format": 1, "course": "FLK-BYO", "title": "t", "stages": [` + stages + `]}`)}})
+	}
+	cat, err := load(`{"slug": "a", "title": "A"}, {"slug": "b", "title": "B", "track": "core"}, {"slug": "c", "title": "C", "track": "extension"}`)
+	require.NoError(t, err)
+	assert.Equal(t, []catalog.Track{catalog.Core, catalog.Core, catalog.Extension}, []catalog.Track{cat.Stages[0].Track, cat.Stages[1].Track, cat.Stages[2].Track})
+	assert.Equal(t, "Stage 3 of 3", cat.Position(cat.Stages[2]))
+	assert.Equal(t, "Stage 2 of 2", cat.Position(cat.Stages[1]))
+	assert.Equal(t, "Extensions: stage 03, after the core", cat.TrackHeading(catalog.Extension))
+	_, err = load(`{"slug": "a", "title": "A", "track": "bonus"}`)
+	assert.ErrorContains(t, err, `stage 1 (a) has track "bonus"`)
+	_, err = load(`{"slug": "a", "title": "A", "track": "extension"}, {"slug": "b", "title": "B"}`)
+	assert.ErrorContains(t, err, "stage 2 (b) is in the core track, after a stage of the extension track")
 }
 
 func TestReadyStagesAndResolveReady(t *testing.T) {

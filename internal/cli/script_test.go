@@ -114,7 +114,7 @@ func cmdSolve(ts *testscript.TestScript, neg bool, args []string) {
 	for _, f := range old {
 		ts.Check(os.Remove(f))
 	}
-	for _, st := range cat.Stages[:upTo] {
+	for _, st := range cat.ReadyThrough(upTo) {
 		for _, name := range st.Solution {
 			data, err := os.ReadFile(ts.MkAbs(filepath.Join("solutions", name)))
 			ts.Check(err)

@@ -40,7 +40,7 @@ func (e *env) start(args []string, force bool) error {
 	if err != nil {
 		return err
 	}
-	upTo := e.cat.Stages[:st.Number]
+	upTo := e.cat.ReadyThrough(st.Number)
 	if !force {
 		for _, prev := range upTo[:len(upTo)-1] {
 			if !e.prog.Passed[prev.ID()] {

@@ -65,11 +65,11 @@ func TestWatchLoop(t *testing.T) {
 		"lab/windows.go changed: re-running",
 		"✓ FLK-BYO/01 TestA now passes",
 		"✗ FLK-BYO/01 TestB now fails\n      TestB says no\n      re-run: go test -tags lab -run '^TestB$' ./stages/01-windows",
-		"stage 1 of 9 — 1/2 passed (stage 01, your lab/)",
+		"stage 1 of 8 — 1/2 passed (stage 01, your lab/)",
 		"Hint 1 of 3 for FLK-BYO/01",
 		"lab/windows.go, lab/extra.go changed", // as the source sent them (Debounce sorts)
 		"✓ FLK-BYO/01 TestB now passes",
-		"stage 1 of 9 — 2/2 passed",
+		"stage 1 of 8 — 2/2 passed",
 		"FLK-BYO/01 passed. Next: de start FLK-BYO/02",
 		"stopped watching",
 	} {

@@ -293,7 +293,7 @@ func (p *Printer) Summary(run *Run, target catalog.Stage) bool {
 	if run.Tags == "solution" {
 		who = "the reference solution"
 	}
-	summary := fmt.Sprintf("stage %d of %d — %s (%s, %s)", target.Number, len(p.Cat.Stages), counts, StageRange(run.Stages), who)
+	summary := fmt.Sprintf("%s — %s (%s, %s)", strings.ToLower(p.Cat.Position(target)), counts, StageRange(run.Stages), who)
 	if allOK {
 		p.printf("\n%s\n", s.Green(s.Bold(summary)))
 		if run.Tags == "lab" {
@@ -334,6 +334,9 @@ func (p *Printer) Failure(t gotest.Test, tags string, st catalog.Stage) {
 func (p *Printer) NextStep(target catalog.Stage) string {
 	if after := p.Cat.ReadyAfter(target.Number); len(after) > 0 && after[0].Number == target.Number+1 {
 		next := after[0]
+		if next.Track != target.Track {
+			return fmt.Sprintf("%s passed: that completes the %s track. If you want more, the %s track is next: de start %s (%s)", target.Ref(), target.Track, next.Track, next.Ref(), next.Title)
+		}
 		return fmt.Sprintf("%s passed. Next: de start %s (%s)", target.Ref(), next.Ref(), next.Title)
 	}
 	return fmt.Sprintf("%s passed: that is the last stage in this version of the course.", target.Ref())
@@ -482,7 +485,7 @@ func (p *Printer) Changes(r *Run, target catalog.Stage, changes []watch.Change) 
 	if skipped > 0 {
 		counts += fmt.Sprintf(", %d skipped", skipped)
 	}
-	summary := fmt.Sprintf("stage %d of %d — %s (%s, your lab/)", target.Number, len(p.Cat.Stages), counts, StageRange(r.Stages))
+	summary := fmt.Sprintf("%s — %s (%s, your lab/)", strings.ToLower(p.Cat.Position(target)), counts, StageRange(r.Stages))
 	if allOK {
 		p.printf("%s\n%s\n", s.Green(s.Bold(summary)), p.NextStep(target))
 	} else {

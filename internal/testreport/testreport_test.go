@@ -173,3 +173,20 @@ func TestStageRange(t *testing.T) {
 	assert.Equal(t, "stage 01", StageRange(cat.Stages[:1]))
 	assert.Equal(t, "stages 01–02", StageRange([]catalog.Stage{cat.Stages[1], cat.Stages[0]}), "lowest first, whatever order they ran in")
 }
+
+// TestNextStepAcrossTracks checks what de test says after a stage passes:
+// the next stage of the track; at the end of the core, that the extensions
+// follow if the learner wants more; after the last ready stage, that it is
+// the last one there is.
+func TestNextStepAcrossTracks(t *testing.T) {
+	cat, err := catalog.Load(fstest.MapFS{"catalog.json": {Data: []byte(`{"format": 1, "course": "FLK-BYO", "title": "t", "stages": [
+		{"slug": "a", "title": "A", "ready": true},
+		{"slug": "b", "title": "B", "ready": true},
+		{"slug": "c", "title": "C", "ready": true, "track": "extension"},
+		{"slug": "d", "title": "D", "ready": false, "track": "extension"}]}`)}})
+	require.NoError(t, err)
+	p := &Printer{Cat: cat}
+	assert.Equal(t, "FLK-BYO/01 passed. Next: de start FLK-BYO/02 (B)", p.NextStep(cat.Stages[0]))
+	assert.Equal(t, "FLK-BYO/02 passed: that completes the core track. If you want more, the extension track is next: de start FLK-BYO/03 (C)", p.NextStep(cat.Stages[1]))
+	assert.Equal(t, "FLK-BYO/03 passed: that is the last stage in this version of the course.", p.NextStep(cat.Stages[2]))
+}
