@@ -308,10 +308,12 @@ func assertRenders(t *testing.T, r *Report) {
 }
 
 // TestClassroomWorkflowGradesEveryStage keeps .github/workflows/classroom.yml
-// in step with the catalogue: one grading step per ready stage, run even
-// after an earlier step failed, writing its Classroom result (de grade
-// --format classroom: the stage's points, test by test), each collected by
-// the reporter, which runs whatever happened before it.
+// in step with the catalogue: one grading step per ready stage, extensions
+// included, named by the stage's reference and title (and "(extension)" for
+// an extension stage), run even after an earlier step failed, writing its
+// Classroom result (de grade --format classroom: the stage's points, test by
+// test), each collected by the reporter, which runs whatever happened before
+// it.
 func TestClassroomWorkflowGradesEveryStage(t *testing.T) {
 	data, err := os.ReadFile("../../.github/workflows/classroom.yml")
 	if err != nil {
@@ -332,6 +334,13 @@ func TestClassroomWorkflowGradesEveryStage(t *testing.T) {
 		if i < 0 {
 			t.Errorf("no grading step with %q for %s", strings.TrimSpace(step), st.Ref())
 			continue
+		}
+		name := "- name: " + st.Ref() + " " + st.Title
+		if st.Track == catalog.Extension {
+			name += " (extension)"
+		}
+		if !strings.HasSuffix(strings.TrimRight(wf[:i], " "), name+"\n") {
+			t.Errorf("the grading step for %s is not named %q", st.Ref(), strings.TrimPrefix(name, "- name: "))
 		}
 		body, _, _ := strings.Cut(wf[i:], "\n\n")
 		body += "\n"
