@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,8 +109,8 @@ func (e *env) checkMutants(c *ucli.Context) error {
 	}
 	var problems []string
 	for _, m := range all {
-		if st, ok := e.cat.ByID(m.Stage); !ok || !st.Ready {
-			problems = append(problems, fmt.Sprintf("%s: %s/%s is not the folder of a ready stage in stages/catalog.json", m.ID(), mutantsDir, m.Stage))
+		if _, ok := e.cat.ByID(m.Stage); !ok {
+			problems = append(problems, fmt.Sprintf("%s: %s/%s is not the folder of a stage in stages/catalog.json", m.ID(), mutantsDir, m.Stage))
 		}
 	}
 	if len(problems) > 0 {
@@ -123,6 +124,15 @@ func (e *env) checkMutants(c *ucli.Context) error {
 			return err
 		}
 		stage = st.ID()
+	}
+	if stage == "" && c.String("mutant") == "" {
+		// A stage being written may have mutants before its suite catches
+		// them all: they run when it is named, and with every stage once it
+		// is ready.
+		all = slices.DeleteFunc(all, func(m mutants.Mutant) bool {
+			st, _ := e.cat.ByID(m.Stage)
+			return !st.Ready
+		})
 	}
 	ms := mutants.Filter(all, stage, c.String("mutant"))
 	switch {

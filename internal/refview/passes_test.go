@@ -31,12 +31,12 @@ func TestEndToEndEveryViewPassesItsStages(t *testing.T) {
 	ref := loadReference(t)
 	root, err := filepath.Abs(courseRoot)
 	require.NoError(t, err)
-	for _, st := range ref.readyStages() {
+	for _, st := range ref.cat.Ready() {
 		t.Run(st.ID(), func(t *testing.T) {
 			tmp := t.TempDir()
 			replace := map[string]string{}
 			var pkgs []string
-			for _, earlier := range ref.cat.Stages[:st.Number] {
+			for _, earlier := range ref.cat.ReadyThrough(st.Number) {
 				pkgs = append(pkgs, "./stages/"+earlier.ID())
 				for _, name := range earlier.Solution {
 					src := strings.Replace(string(ref.files[name].At(st.Number).Source()), "package solutions", "package lab", 1)

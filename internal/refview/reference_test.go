@@ -80,17 +80,6 @@ func plain(name string) bool {
 	return !strings.HasSuffix(name, "_test.go") && !strings.HasSuffix(name, "_fast.go")
 }
 
-// readyStages returns the catalogue's ready stages.
-func (ref *reference) readyStages() []catalog.Stage {
-	var out []catalog.Stage
-	for _, st := range ref.cat.Stages {
-		if st.Ready {
-			out = append(out, st)
-		}
-	}
-	return out
-}
-
 // TestEveryReferenceFileIsShown checks that de solution shows every file of
 // the reference's plain build with some stage, and that every file the
 // catalogue names exists: a helper that no stage lists (add it to the
@@ -98,10 +87,18 @@ func (ref *reference) readyStages() []catalog.Stage {
 // code that calls what it cannot see. The tuned build's files (*_fast.go)
 // are de bench's, explained in docs/PERFORMANCE.md, and shown by no stage;
 // they and the tests have no stage regions, which only a shown file needs.
+// A stage not ready yet may list its files before they exist, and a file it
+// lists counts as shown: its reference is written before its card is done.
 func TestEveryReferenceFileIsShown(t *testing.T) {
 	ref := loadReference(t)
 	shown := map[string]bool{"doc.go": true} // the package comment alone
-	for _, st := range ref.readyStages() {
+	for _, st := range ref.cat.Stages {
+		if !st.Ready {
+			for _, f := range st.Solution {
+				shown[f] = true
+			}
+			continue
+		}
 		assert.NotEmpty(t, st.Solution, "stage %s lists no solution files in stages/catalog.json", st.ID())
 		for _, f := range st.Solution {
 			shown[f] = true
@@ -138,13 +135,12 @@ func TestEveryRegionIsShownByItsStage(t *testing.T) {
 			if !assert.LessOrEqual(t, r.Stage, len(ref.cat.Stages), "solutions/%s:%d: a region for stage %02d, which the catalogue does not have", name, r.Line, r.Stage) {
 				continue
 			}
-			st := ref.cat.Stages[r.Stage-1]
-			assert.True(t, st.Ready, "solutions/%s:%d: a region for stage %s, which is not ready", name, r.Line, st.ID())
+			st := ref.cat.Stages[r.Stage-1] // ready or not: a stage being written may add to earlier files
 			assert.Contains(t, st.Solution, name, "solutions/%s:%d has stage %s's code (%s): list %s in that stage's \"solution\" in stages/catalog.json, so that de solution %02d shows it",
 				name, r.Line, st.ID(), r.Label, name, st.Number)
 		}
 	}
-	for _, st := range ref.readyStages() {
+	for _, st := range ref.cat.Ready() {
 		for _, name := range st.Solution {
 			first, _ := ref.cat.FirstShowing(name)
 			f := ref.files[name]
@@ -168,7 +164,7 @@ func TestEveryRegionIsShownByItsStage(t *testing.T) {
 func TestEveryViewCompiles(t *testing.T) {
 	ref := loadReference(t)
 	imp := exportImporter(t)
-	for _, st := range ref.readyStages() {
+	for _, st := range ref.cat.Ready() {
 		t.Run(st.ID(), func(t *testing.T) {
 			names := []string{"doc.go"}
 			for _, earlier := range ref.cat.Stages[:st.Number] {
