@@ -35,9 +35,10 @@ func (e *env) list() {
 	bar := s.Green(strings.Repeat("█", filled)) + s.Dim(strings.Repeat("░", width-filled))
 	e.printf("%s\n%s %d of %d stages passed\n", s.Bold("FLK-BYO — "+e.cat.Title), bar, passed, len(core))
 	if ext := e.cat.Track(catalog.Extension); len(ext) > 0 {
-		line := fmt.Sprintf("extensions: %d of %d passed", e.passed(ext), len(ext))
-		if soon := len(ext) - len(slices.DeleteFunc(slices.Clone(ext), func(st catalog.Stage) bool { return !st.Ready })); soon > 0 {
-			line += fmt.Sprintf(" (%d coming soon)", soon)
+		ready := slices.DeleteFunc(slices.Clone(ext), func(st catalog.Stage) bool { return !st.Ready })
+		line := fmt.Sprintf("extensions: %d of %d passed", e.passed(ready), len(ready))
+		if soon := len(ext) - len(ready); soon > 0 {
+			line += fmt.Sprintf(", %d more coming soon", soon)
 		}
 		e.printf("%s\n", s.Dim(line))
 	}
