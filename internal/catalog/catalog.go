@@ -2,7 +2,10 @@
 // their cards, hints, skeleton files and the one line each test certifies.
 // It is the single description of the course that `de`, the integrity
 // checks and the README table all read, so adding a stage is one entry in
-// stages/catalog.json and one folder.
+// stages/catalog.json and one folder. It also owns the course's shape: which
+// stages are the core and which the extensions after it (Track), and how
+// each track counts its stages (Position, CardTitle, TrackHeading); nothing
+// else counts stages.
 package catalog
 
 import (

@@ -178,7 +178,8 @@ func newAppCommands(io IO) *ucli.App {
 	return &ucli.App{
 		Name:  "de",
 		Usage: "start, test and get hints for the FLK-BYO stream-processing course",
-		Description: `Build the core of a Flink-grade stream processor in eight stages.
+		Description: `Build the core of a Flink-grade stream processor in eight stages, then, if
+you want more, the extension track (de list shows both).
 
 Examples:
    de start FLK-BYO/01     copy stage 01's skeleton into lab/ and show its card

@@ -30,7 +30,7 @@ skeleton files (stage 01: windows.go), then the reference's own helpers that
 they use and no stage asks you to write (stage 01: windowstate.go, how a
 window's state is held, and seen.go, the set of seen IDs).
 
-As of the stage: the reference holds all eight stages, and later stages add
+As of the stage: the reference holds every stage, and later stages add
 code to earlier stages' files. de solution shows each file as it stands at
 the stage, without what later stages add, and after it names those stages.
 A file an earlier stage showed is not shown again whole: you see the
