@@ -392,3 +392,43 @@ func TestWholeCheckpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRestoreInput checks the checker behind every stage's restore
+// fuzz target: each way a restore breaks its contract stops the test with
+// a message naming the call, and a refusal or a faithful restore passes.
+func TestCheckRestoreInput(t *testing.T) {
+	type state struct{ b []byte }
+	snapshot := func(_ testing.TB, s *state) []byte { return s.b }
+	faithful := func(_ testing.TB, b []byte) *state { return &state{b: b} }
+	lossy := func(_ testing.TB, b []byte) *state { return &state{b: b[:len(b)-1]} }
+	cases := []struct {
+		name    string
+		restore func() (*state, error)
+		again   func(testing.TB, []byte) *state
+		want    string // "" when it must pass
+		wantNil bool
+	}{
+		{"accepted and faithful", func() (*state, error) { return &state{b: []byte("ab")}, nil }, faithful, "", false},
+		{"refused", func() (*state, error) { return nil, errors.New("bad") }, faithful, "", true},
+		{"panics", func() (*state, error) { panic("index out of range") }, faithful, "Restore(<x>) panicked: index out of range", false},
+		{"both", func() (*state, error) { return &state{}, errors.New("bad") }, faithful, `returned the error "bad" AND a processor`, false},
+		{"neither", func() (*state, error) { return nil, nil }, faithful, "returned neither a processor nor an error", false},
+		{"lossy", func() (*state, error) { return &state{b: []byte("ab")}, nil }, lossy, "restore and snapshot differently", false},
+	}
+	for _, c := range cases {
+		ft := &fatalT{TB: t}
+		var got *state
+		func() {
+			defer func() { recover() }()
+			got = CheckRestoreInput(ft, "Restore(<x>)", c.restore, snapshot, c.again, "a window")
+		}()
+		switch {
+		case c.want == "" && ft.msg != "":
+			t.Errorf("%s: the check failed with %q; want it to pass", c.name, ft.msg)
+		case c.want != "" && !strings.Contains(ft.msg, c.want):
+			t.Errorf("%s: the check said %q; want a failure containing %q", c.name, ft.msg, c.want)
+		case c.want == "" && (got == nil) != c.wantNil:
+			t.Errorf("%s: returned %v; want nil = %v", c.name, got, c.wantNil)
+		}
+	}
+}

@@ -265,24 +265,11 @@ func FuzzRestoreProcessor(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer suite.Recover(t)
-		p, err, panicked := tryRestore(data)
-		switch {
-		case panicked != "":
-			t.Fatalf("RestoreProcessor panicked: %v\nIt must return an error, not panic.\n%s", panicked, suite.HexHead(data))
-		case err != nil && p != nil:
-			t.Fatalf("RestoreProcessor returned an error (%v) and a processor; on error, return nil", err)
-		case err != nil:
+		p := windowtest.CheckRestoreInput(t, "RestoreProcessor("+suite.HexHead(data)+")",
+			func() (*Processor, error) { return RestoreProcessor(data) }, snapshotOf, restoreOf,
+			"a window, a key's tally, a seen ID, the watermark")
+		if p == nil {
 			return
-		case p == nil:
-			t.Fatalf("RestoreProcessor returned neither a processor nor an error\n%s", suite.HexHead(data))
-		}
-		// Accepted: the result must be a working processor whose snapshot
-		// restores to the same bytes.
-		snap := snapshotOf(t, p)
-		again := snapshotOf(t, restoreOf(t, snap))
-		if !bytes.Equal(snap, again) {
-			t.Fatalf("a processor restored from this input snapshots to bytes that restore and snapshot differently:\n%s\n%s",
-				suite.ByteDiff(snap, again), suite.HexHead(data))
 		}
 		p.Process(ev("fuzz", "k", 0, 1))
 		p.Flush()

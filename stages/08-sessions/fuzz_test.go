@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -91,30 +92,11 @@ func FuzzRestoreSessionProcessor(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer suite.Recover(t)
-		var s *SessionProcessor
-		var err error
-		panicked := suite.Catch(func() { s, err = RestoreSessionProcessor(data) })
-		switch {
-		case panicked != "":
-			t.Fatalf("RestoreSessionProcessor(%s) panicked: %s\nIt must return an error, not panic: a snapshot comes from a file that\n"+
-				"may be truncated, corrupted or not a snapshot at all. Check every length against the bytes left before slicing.",
-				suite.HexHead(data), panicked)
-		case err != nil && s != nil:
-			t.Fatalf("RestoreSessionProcessor(%s) returned the error %q AND a processor; on error, return nil", suite.HexHead(data), err)
-		case err != nil:
+		s := windowtest.CheckRestoreInput(t, "RestoreSessionProcessor("+suite.HexHead(data)+")",
+			func() (*SessionProcessor, error) { return RestoreSessionProcessor(data) }, snapshotOf, restoreOf,
+			"a session, what downstream holds of it, a seen ID, the watermark")
+		if s == nil {
 			return
-		case s == nil:
-			t.Fatalf("RestoreSessionProcessor(%s) returned neither a processor nor an error", suite.HexHead(data))
-		}
-		// Accepted: the result must be a working processor whose snapshot
-		// restores to the same bytes.
-		snap := snapshotOf(t, s)
-		if again := snapshotOf(t, restoreOf(t, snap)); !bytes.Equal(snap, again) {
-			t.Fatalf("RestoreSessionProcessor(%s) was accepted, but the processor it returned snapshots to bytes that\n"+
-				"restore and snapshot differently:\n%s\nA restored processor is in the same state as the one snapshotted, so its\n"+
-				"snapshot is the same bytes. A difference means the restore lost or changed something (a session, what\n"+
-				"downstream holds of it, a seen ID, the watermark), or the encoding depends on map order.",
-				suite.HexHead(data), suite.ByteDiff(snap, again))
 		}
 		s.Process(ev("fuzz", "k", 0, 1))
 		s.AdvanceWatermark(100)

@@ -1,0 +1,50 @@
+package windowtest
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/flk-byo/course/internal/suite"
+)
+
+// CheckRestoreInput checks what a stage's restore function made of one
+// input of its fuzz target, by the contract every Restore… of the course
+// shares: it returns a processor or an error, never both, never neither,
+// and never panics (a snapshot comes from a file that may be truncated,
+// corrupted or not a snapshot at all); and a processor it accepts is in a
+// state of its own, so its snapshot restores and snapshots to the same
+// bytes.
+//
+// call names the call in messages, "RestoreProcessor(<hex>)"; restore
+// makes it; snapshot and restoreOf are the stage's helpers, which stop t
+// when they fail. lost lists what a restore might lose or change, for the
+// message: "a window, a key's tally, a seen ID, the watermark". It returns
+// the accepted processor, for the stage to exercise, or nil when the input
+// was refused with an error.
+func CheckRestoreInput[T any](t testing.TB, call string, restore func() (*T, error),
+	snapshot func(testing.TB, *T) []byte, restoreOf func(testing.TB, []byte) *T, lost string) *T {
+	t.Helper()
+	var p *T
+	var err error
+	panicked := suite.Catch(func() { p, err = restore() })
+	switch {
+	case panicked != "":
+		t.Fatalf("%s panicked: %s\nIt must return an error, not panic: a snapshot comes from a file that\n"+
+			"may be truncated, corrupted or not a snapshot at all. Check every length against the bytes left before slicing.",
+			call, panicked)
+	case err != nil && p != nil:
+		t.Fatalf("%s returned the error %q AND a processor; on error, return nil", call, err)
+	case err != nil:
+		return nil
+	case p == nil:
+		t.Fatalf("%s returned neither a processor nor an error", call)
+	}
+	snap := snapshot(t, p)
+	if again := snapshot(t, restoreOf(t, snap)); !bytes.Equal(snap, again) {
+		t.Fatalf("%s was accepted, but the processor it returned snapshots to bytes that\n"+
+			"restore and snapshot differently:\n%s\nA restored processor is in the same state as the one snapshotted, so its\n"+
+			"snapshot is the same bytes. A difference means the restore lost or changed something (%s),\n"+
+			"or the encoding depends on map order.", call, suite.ByteDiff(snap, again), lost)
+	}
+	return p
+}
