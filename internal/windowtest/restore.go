@@ -2,6 +2,7 @@ package windowtest
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
@@ -47,4 +48,29 @@ func CheckRestoreInput[T any](t testing.TB, call string, restore func() (*T, err
 			"or the encoding depends on map order.", call, suite.ByteDiff(snap, again), lost)
 	}
 	return p
+}
+
+// DamagedSnapshots returns the ways a fuzz target's seed corpus damages a
+// good snapshot: prefixes that end inside any plausible header (the format
+// is the learner's, so every length is a guess, which the fuzzer takes
+// from), half of it, all but its last byte; one byte too many; and a bit
+// flipped at the start, inside the header, a third and half way in, and in
+// the last byte.
+func DamagedSnapshots(snap []byte) [][]byte {
+	var out [][]byte
+	for _, n := range []int{1, 4, 5, 8, 9, 12, 13, 16, 17, 21, 24, 32, len(snap) / 2, len(snap) - 1} {
+		if n > 0 && n < len(snap) {
+			out = append(out, bytes.Clone(snap[:n]))
+		}
+	}
+	out = append(out, append(bytes.Clone(snap), 0))
+	flips := []int{0, 4, 5, len(snap) / 3, len(snap) / 2, len(snap) - 1}
+	for k, i := range flips {
+		if i >= 0 && i < len(snap) && !slices.Contains(flips[:k], i) {
+			flipped := bytes.Clone(snap)
+			flipped[i] ^= 0x01
+			out = append(out, flipped)
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package windowtest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -430,5 +431,27 @@ func TestCheckRestoreInput(t *testing.T) {
 		case c.want == "" && (got == nil) != c.wantNil:
 			t.Errorf("%s: returned %v; want nil = %v", c.name, got, c.wantNil)
 		}
+	}
+}
+
+// TestDamagedSnapshotsAreAllDamaged: every seed DamagedSnapshots makes
+// differs from the snapshot, and the snapshot itself is left as it was.
+func TestDamagedSnapshotsAreAllDamaged(t *testing.T) {
+	snap := []byte("FLKS\x01 a snapshot of forty bytes or so ..")
+	orig := bytes.Clone(snap)
+	damaged := DamagedSnapshots(snap)
+	if len(damaged) < 15 {
+		t.Errorf("DamagedSnapshots made %d seeds of a %d-byte snapshot; want prefixes, an extra byte and flips (15 or more)", len(damaged), len(snap))
+	}
+	for i, d := range damaged {
+		if bytes.Equal(d, snap) {
+			t.Errorf("seed %d equals the snapshot: it damages nothing", i)
+		}
+	}
+	if !bytes.Equal(snap, orig) {
+		t.Errorf("DamagedSnapshots changed its input")
+	}
+	if got := DamagedSnapshots([]byte{7}); len(got) != 2 {
+		t.Errorf("DamagedSnapshots of 1 byte made %d seeds; want 2 (one byte more, the byte flipped)", len(got))
 	}
 }

@@ -62,19 +62,8 @@ func FuzzRestoreParallelProcessor(f *testing.F) {
 		add(snap, -1, maxP)
 		add(snap, maxP+1, maxP)
 		add(snap, 1, 2*maxP)
-		// Prefixes: short ones that end inside any plausible header, half,
-		// all but the last byte. (The format is yours: every length is a
-		// guess, which the fuzzer takes from.)
-		for _, n := range []int{1, 4, 5, 8, 9, 12, 13, 16, 17, 21, 24, 32, len(snap) / 2, len(snap) - 1} {
-			if n < len(snap) {
-				add(bytes.Clone(snap[:n]), 1, maxP)
-			}
-		}
-		add(append(bytes.Clone(snap), 0), 1, maxP)
-		for _, i := range []int{0, len(snap) / 3, len(snap) - 1} {
-			flipped := bytes.Clone(snap)
-			flipped[i] ^= 0x01
-			add(flipped, 1, maxP)
+		for _, damaged := range windowtest.DamagedSnapshots(snap) {
+			add(damaged, 1, maxP)
 		}
 	}
 	tumbling, err := windowtest.MustNew(f, NewProcessor, fuzzCfg).Snapshot()

@@ -36,16 +36,8 @@ func FuzzRestoreSlidingProcessor(f *testing.F) {
 	}
 	for _, snap := range snaps {
 		f.Add(snap)
-		for _, n := range []int{1, 4, 5, 8, 13, 16, 17, 21, len(snap) / 2, len(snap) - 1} {
-			if n < len(snap) {
-				f.Add(bytes.Clone(snap[:n]))
-			}
-		}
-		f.Add(append(bytes.Clone(snap), 0))
-		for _, i := range []int{4, 5, len(snap) / 2, len(snap) - 1} {
-			flipped := bytes.Clone(snap)
-			flipped[i] ^= 0x01
-			f.Add(flipped)
+		for _, damaged := range windowtest.DamagedSnapshots(snap) {
+			f.Add(damaged)
 		}
 	}
 	p, err := NewProcessor(Config{WindowSize: 10, AllowedLateness: 5})
