@@ -53,10 +53,10 @@ type Options struct {
 	Count       int      // -count; 0 leaves go test's default (and its result cache) alone
 	Env         []string // extra environment, KEY=VALUE
 	// Background runs go test, and everything it starts, at a lower CPU
-	// priority (nice 10, on Unix): a run started beside another uses only
-	// the cores that one leaves idle, so it cannot delay it. de test runs
-	// the earlier stages so, beside the current stage, whose build is
-	// mostly one compile after another on one core.
+	// priority (nice 10, on Unix): beside another run it takes mostly the
+	// cores that one leaves idle (not all of the cost: two vCPUs that are
+	// hyperthreads of one core still share it). de test runs the earlier
+	// stages so, beside the current stage's test binary.
 	Background bool
 
 	// OnTest, when set, is called as each top-level test ends, for live progress.
