@@ -1,0 +1,4 @@
+// Package broadcast is the suite of stage 11, broadcast state. Its tests
+// build only with -tags lab (the learner's code) or -tags solution (the
+// reference); see bind_lab_test.go and bind_solution_test.go.
+package broadcast

@@ -1,0 +1,148 @@
+//go:build lab || solution
+
+package broadcast
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
+)
+
+// TestRestoreContinuesAtAnyParallelism certifies that a processor restored from a snapshot, at the same or another parallelism, gives the alerts the uninterrupted run gives, with the broadcast state on every new subtask, the pending results and both watermarks kept, and empty side outputs.
+func TestRestoreContinuesAtAnyParallelism(t *testing.T) {
+	defer suite.Recover(t)
+	rnd := suite.Rand(t)
+	for trial := range 6 {
+		cfg := cfgOf(3, 4, 5)
+		events, rules := eventStream(rnd, 50, 100, 4), ruleStream(rnd, 16, 110)
+		ops := append(interleave(rnd, events, rules), flush())
+		whole := newRun(t, cfg)
+		whole.do(ops...)
+		for _, cut := range windowtest.SamplePositions(rnd, len(ops)) {
+			for _, p := range []int{1, 2, 3, 5} {
+				before := newRun(t, cfg)
+				before.do(ops[:cut]...)
+				rulesBefore := before.b.RulesOn(0)
+				wmBefore := before.b.Watermark()
+				after := &run{t: t, b: restoreAt(t, snapshotOf(t, before.b), p), log: slices.Clone(before.log)}
+				after.log = append(after.log, fmt.Sprintf("    — snapshot, restored at parallelism %d —", p))
+				where := fmt.Sprintf("trial %d: snapshot after call %d of %d at parallelism 3, restored at %d", trial, cut, len(ops), p)
+				if got := after.b.Watermark(); got != wmBefore {
+					t.Fatalf("%s: Watermark() = %d; want %d, the snapshotted processor's\n%s", where, got, wmBefore, before.timeline())
+				}
+				for i := range p {
+					if got := after.b.RulesOn(i); !slices.Equal(got, rulesBefore) {
+						t.Fatalf("%s: RulesOn(%d) = %v\nwant %v, the broadcast state before the snapshot: every subtask of a\n"+
+							"restored job gets a copy of it, new subtasks too (Flink hands each new task a copy).\n%s",
+							where, i, got, rulesBefore, before.timeline())
+					}
+				}
+				if lr, le := after.b.LateRules(), after.b.Late(); len(lr) != 0 || len(le) != 0 {
+					t.Fatalf("%s: LateRules() = %v, Late() = %v; want both empty: side outputs are output, not state", where, lr, le)
+				}
+				after.do(ops[cut:]...)
+				got := append(slices.Clone(before.alerts), after.alerts...)
+				if !slices.Equal(got, whole.alerts) {
+					missing, extra := alertDiff(got, whole.alerts)
+					t.Fatalf("%s: the alerts differ from the uninterrupted run's.\nmissing:\n%sextra:\n%s"+
+						"A snapshot holds the keyed windows, the broadcast state, the rules' watermark and the results\n"+
+						"still waiting for it: a restored processor goes on exactly as the snapshotted one would.\n%s",
+						where, fmtAlerts(missing), fmtAlerts(extra), after.timeline())
+				}
+			}
+		}
+	}
+}
+
+// TestSnapshotKeepsPendingResults certifies that a window result that fired but waits for the rules' watermark survives a snapshot and a rescale, and alerts after it.
+func TestSnapshotKeepsPendingResults(t *testing.T) {
+	defer suite.Recover(t)
+	r := newRun(t, cfgOf(2, 0, 0))
+	r.do(rule(rl("", 5, 2)), event(ev("e1", "a", 3, 5)), event(ev("e2", "b", 4, 6)), eventWM(10))
+	for _, p := range []int{1, 2, 4} {
+		after := &run{t: t, b: restoreAt(t, snapshotOf(t, r.b), p), log: slices.Clone(r.log)}
+		after.log = append(after.log, fmt.Sprintf("    — snapshot, restored at parallelism %d —", p))
+		want := []Alert{{Result: res("a", 0, 10, 1, 5), Rule: rl("", 5, 2)}, {Result: res("b", 0, 10, 1, 6), Rule: rl("", 5, 2)}}
+		after.expect(after.do(ruleWM(10)), want,
+			"a [0,10) and b [0,10) had fired and were waiting for the rules' watermark when the snapshot was taken: they\n"+
+				"are state (Flink keeps them in keyed state, with a timer), and the snapshot must keep them.")
+	}
+}
+
+// TestSnapshotBytes certifies that equal state gives equal bytes, that a processor restored at the same parallelism snapshots to the bytes it came from, that the bytes never change after Snapshot returns, and that a restored processor shares no memory with them.
+func TestSnapshotBytes(t *testing.T) {
+	defer suite.Recover(t)
+	rnd := suite.Rand(t)
+	ops := interleave(rnd, eventStream(rnd, 40, 80, 4), ruleStream(rnd, 12, 90))
+	x, y := newRun(t, cfgOf(3, 4, 5)), newRun(t, cfgOf(3, 4, 5))
+	x.do(ops...)
+	y.do(ops...)
+	snap := snapshotOf(t, x.b)
+	if other := snapshotOf(t, y.b); !bytes.Equal(snap, other) {
+		t.Fatalf("two processors after the same calls snapshot to different bytes:\n%s\nEqual state gives equal bytes: write maps in a fixed order.",
+			suite.ByteDiff(snap, other))
+	}
+	if again := snapshotOf(t, restoreAt(t, snap, 3)); !bytes.Equal(snap, again) {
+		t.Fatalf("restored at the same parallelism, the processor snapshots to other bytes:\n%s", suite.ByteDiff(snap, again))
+	}
+	kept := bytes.Clone(snap)
+	buf := bytes.Clone(snap)
+	restored := restoreAt(t, buf, 2)
+	x.do(flush())
+	if !bytes.Equal(snap, kept) {
+		t.Fatalf("a snapshot's bytes changed when the processor went on:\n%s\nThe bytes are the caller's once Snapshot returns.",
+			suite.ByteDiff(kept, snap))
+	}
+	clear(buf)
+	want := sortedAlerts(restoreAt(t, kept, 2).Flush())
+	if got := sortedAlerts(restored.Flush()); !slices.Equal(got, want) {
+		t.Fatalf("a processor restored from a buffer that the caller then zeroed alerts\n%swant\n%s"+
+			"A restored processor shares no memory with the snapshot: copy every key, prefix and ID you keep.",
+			fmtAlerts(got), fmtAlerts(want))
+	}
+}
+
+// TestRestoreRejectsBadInput certifies that RestoreBroadcastProcessor returns a nil processor and an error, never a panic, for a bad parallelism, another maxParallelism, bytes that are no snapshot, and a snapshot truncated, extended or with a byte changed.
+func TestRestoreRejectsBadInput(t *testing.T) {
+	defer suite.Recover(t)
+	r := newRun(t, cfgOf(2, 0, 0))
+	r.do(rule(rl("", 5, 2)), event(ev("e1", "a", 3, 5)), eventWM(10), rule(rl("b", 1, 7)))
+	snap := snapshotOf(t, r.b)
+	cases := []struct {
+		name    string
+		snap    []byte
+		p, maxp int
+	}{
+		{"parallelism 0", snap, 0, maxP},
+		{"parallelism above maxParallelism", snap, maxP + 1, maxP},
+		{"another maxParallelism", snap, 2, maxP * 2},
+		{"nil", nil, 2, maxP},
+		{"not a snapshot", []byte("not a snapshot at all, not even close"), 2, maxP},
+	}
+	for i, d := range windowtest.DamagedSnapshots(snap) {
+		cases = append(cases, struct {
+			name    string
+			snap    []byte
+			p, maxp int
+		}{fmt.Sprintf("damaged %d (%d bytes of %d)", i, len(d), len(snap)), d, 2, maxP})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			defer suite.Recover(t)
+			var b *BroadcastProcessor
+			var err error
+			if msg := suite.Catch(func() { b, err = RestoreBroadcastProcessor(c.snap, c.p, c.maxp) }); msg != "" {
+				t.Fatalf("RestoreBroadcastProcessor(%s, %d, %d) panicked: %s; want an error", suite.HexHead(c.snap), c.p, c.maxp, msg)
+			}
+			if err == nil || b != nil {
+				t.Errorf("RestoreBroadcastProcessor(%s, %d, %d) = %v, %v; want nil and an error: stage 4's rules hold\n"+
+					"(a changed, missing or extra byte is an error), and maxParallelism is fixed for the life of the state",
+					suite.HexHead(c.snap), c.p, c.maxp, b, err)
+			}
+		})
+	}
+}
