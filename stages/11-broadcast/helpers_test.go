@@ -294,17 +294,26 @@ func eventStream(rnd *rand.Rand, n int, span, delay int64) []op {
 
 // ruleStream returns a seeded rules stream: n rules over [0, span), mostly
 // ahead of the rules' watermark, which advances behind them, and a few
-// late; with repeated timestamps for ties and thresholds around the sums
-// of the windows.
+// late; with every fifth rule a tie with the one before it, and thresholds
+// around the sums of the windows.
 func ruleStream(rnd *rand.Rand, n int, span int64) []op {
 	var ops []op
+	var last Rule
 	wm := int64(math.MinInt64)
 	for i := range n {
 		ts := rnd.Int64N(span)
 		if i%3 == 0 {
 			ts = ts / 10 * 10 // window boundaries, where < and ≤ differ
 		}
-		ops = append(ops, rule(rl(testPrefixes[rnd.IntN(len(testPrefixes))], 1+rnd.Int64N(30), ts)))
+		r := rl(testPrefixes[rnd.IntN(len(testPrefixes))], 1+rnd.Int64N(30), ts)
+		if i%5 == 4 {
+			// A tie with the rule before: same prefix and TS, a higher
+			// threshold, arriving second.
+			r = last
+			r.Threshold += 1 + rnd.Int64N(5)
+		}
+		last = r
+		ops = append(ops, rule(r))
 		if rnd.IntN(4) == 0 {
 			wm = max(wm, ts-rnd.Int64N(span/4))
 			ops = append(ops, ruleWM(wm))
