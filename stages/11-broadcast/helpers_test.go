@@ -197,8 +197,9 @@ func sortedAlerts(as []Alert) []Alert {
 // the card's rules (a rule is late if its TS is below the rules' watermark
 // when it arrives; the rule in force at a window's end is the latest with
 // TS < end, the lower threshold on a tie), and every result checked against
-// every rule in force for a prefix of its key. The run must end with Flush.
-func oracle(t testing.TB, cfg Config, events, rules []op) []Alert {
+// every rule in force for a prefix of its key; and the late events. The run
+// must end with Flush.
+func oracle(t testing.TB, cfg Config, events, rules []op) ([]Alert, []kit.Event) {
 	t.Helper()
 	p := windowtest.MustNew(t, NewProcessor, cfg)
 	var results []kit.Result
@@ -220,7 +221,7 @@ func oracle(t testing.TB, cfg Config, events, rules []op) []Alert {
 			}
 		}
 	}
-	return sortedAlerts(out)
+	return sortedAlerts(out), p.Late()
 }
 
 // acceptedRules returns the broadcast state the card defines after the

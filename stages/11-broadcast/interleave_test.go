@@ -23,7 +23,7 @@ func TestAlertsIndependentOfInterleaving(t *testing.T) {
 		cfg := cfgOf(p, 4, lateness)
 		events := eventStream(rnd, 60, 100, 4)
 		rules := ruleStream(rnd, 20, 110)
-		want := oracle(t, cfg.Processor, events, rules)
+		want, wantLate := oracle(t, cfg.Processor, events, rules)
 		for k := range 4 {
 			ops := append(interleave(rnd, events, rules), flush())
 			r := newRun(t, cfg)
@@ -36,6 +36,11 @@ func TestAlertsIndependentOfInterleaving(t *testing.T) {
 					"both watermarks reach its window's end, a rule is late only by the rules' watermark, and the\n"+
 					"rule in force is chosen by timestamp.\n%s",
 					trial, k, p, lateness, len(got), len(want), fmtAlerts(missing), fmtAlerts(extra), r.timeline())
+			}
+			if got := r.b.Late(); !slices.Equal(got, wantLate) {
+				t.Fatalf("trial %d, interleaving %d: Late() = %v\nwant %v: the late events, in arrival order, as one stage 1\n"+
+					"Processor gives them for the events stream alone: the rules stream changes no event's lateness.\n%s",
+					trial, k, got, wantLate, r.timeline())
 			}
 		}
 	}
