@@ -10,6 +10,7 @@ import (
 
 	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/internal/windowtest"
+	"github.com/flk-byo/course/kit"
 )
 
 // TestRestoreContinuesAtAnyParallelism certifies that a processor restored from a snapshot, at the same or another parallelism, gives the alerts the uninterrupted run gives, with the broadcast state on every new subtask, the pending results and both watermarks kept, and empty side outputs.
@@ -148,5 +149,38 @@ func TestRestoreRejectsBadInput(t *testing.T) {
 					suite.HexHead(c.snap), c.p, c.maxp, b, err)
 			}
 		})
+	}
+}
+
+// TestSnapshotKeepsAwkwardStrings certifies that prefixes, keys and IDs of any bytes (empty, NUL, invalid UTF-8, 70 000 bytes, a prefix of another) survive a snapshot exactly, in the broadcast state and in the pending results.
+func TestSnapshotKeepsAwkwardStrings(t *testing.T) {
+	defer suite.Recover(t)
+	var ops []op
+	for i, s := range kit.AwkwardStrings() {
+		ops = append(ops, rule(rl(s, int64(i), int64(i))), event(ev(s, s, 3, int64(i)+1)))
+	}
+	ops = append(ops, eventWM(10)) // every window fires, and waits for the rules' watermark
+	whole := newRun(t, cfgOf(3, 0, 0))
+	whole.do(ops...)
+	wantRules := whole.b.RulesOn(0)
+	snap := snapshotOf(t, whole.b)
+	want := whole.do(flush())
+	if len(want) == 0 {
+		t.Fatalf("Flush gave no alerts; want at least one per key (each key starts with its own prefix)\n%s", whole.timeline())
+	}
+	for _, p := range []int{1, 3, 4} {
+		restored := restoreAt(t, snap, p)
+		for i := range p {
+			if got := restored.RulesOn(i); !slices.Equal(got, wantRules) {
+				t.Fatalf("restored at parallelism %d, RulesOn(%d) differs from the rules snapshotted (%d rules, got %d):\n"+
+					"every prefix is kept byte for byte, whatever its bytes: write a length before each string,\n"+
+					"never a terminator.", p, i, len(wantRules), len(got))
+			}
+		}
+		if got := restored.Flush(); !slices.Equal(got, want) {
+			missing, extra := alertDiff(got, want)
+			t.Fatalf("restored at parallelism %d, Flush alerts differently from the processor snapshotted.\nmissing:\n%sextra:\n%s"+
+				"The pending results' keys, like the rules' prefixes, are kept byte for byte.", p, fmtAlerts(missing), fmtAlerts(extra))
+		}
 	}
 }

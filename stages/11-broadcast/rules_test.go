@@ -186,7 +186,7 @@ func TestLateRuleGoesToLateRules(t *testing.T) {
 	r.expect(r.do(flush()), nil, "A late rule re-emits nothing: [0,10) alerted once, under the rules in force then.")
 }
 
-// TestEverySubtaskHoldsTheSameRules certifies that every rule reaches every subtask's broadcast state, so that RulesOn is the same on each and keys on every subtask alert; RulesOn panics outside [0, Parallelism).
+// TestEverySubtaskHoldsTheSameRules certifies that every rule reaches every subtask's broadcast state, so that RulesOn is the same on each, whatever order the on-time rules came in, and keys on every subtask alert; RulesOn panics outside [0, Parallelism).
 func TestEverySubtaskHoldsTheSameRules(t *testing.T) {
 	defer suite.Recover(t)
 	const p = 4
@@ -203,6 +203,25 @@ func TestEverySubtaskHoldsTheSameRules(t *testing.T) {
 	}
 	if got := r.b.LateRules(); !slices.Equal(got, late) {
 		t.Errorf("LateRules() = %v; want %v\n%s", got, late, r.timeline())
+	}
+
+	// Flink's tasks may receive the broadcast elements in different orders:
+	// the on-time rules, in any order, must give every task the same state.
+	var onTime []op
+	for _, o := range rules {
+		if o.kind == opRule && !slices.Contains(late, o.r) {
+			onTime = append(onTime, o)
+		}
+	}
+	shuffled := slices.Clone(onTime)
+	rnd.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	other := newRun(t, cfgOf(p, 0, 0))
+	other.do(shuffled...)
+	if got := other.b.RulesOn(p - 1); !slices.Equal(got, want) {
+		t.Errorf("the same on-time rules in another order give RulesOn(%d) = %v\nwant %v:\n"+
+			"broadcast elements may reach each task in a different order (Flink's docs warn of it), so the\n"+
+			"broadcast state must not depend on the order: ties go to the lower threshold, never to the last.\n%s",
+			p-1, got, want, other.timeline())
 	}
 
 	b := newBroadcast(t, cfgOf(p, 0, 0))

@@ -117,8 +117,9 @@ func (b *BroadcastProcessor) RulesOn(subtask int) []Rule {
 // snapshots them), the broadcast state, the rules' watermark and the
 // pending results, in the order they will be decided. Side outputs are not
 // state. The layout is yours, with stage 04's rules: equal state gives
-// equal bytes, the bytes are the caller's, and any changed, missing or
-// extra byte is an error on restore.
+// equal bytes, the bytes are the caller's, any changed, missing or extra
+// byte is an error on restore, and every prefix, key and ID is kept byte
+// for byte, whatever its bytes.
 func (b *BroadcastProcessor) Snapshot() ([]byte, error) {
 	panic("TODO: encode the keyed state, the rules, the rules' watermark and the pending results, framed and checksummed")
 }
