@@ -131,7 +131,8 @@ type run struct {
 	t      testing.TB
 	b      *BroadcastProcessor
 	log    []string
-	alerts []Alert // every alert, in emission order
+	alerts []Alert   // every alert, in emission order
+	calls  [][]Alert // each call's alerts
 }
 
 func newRun(t testing.TB, cfg ParallelConfig) *run {
@@ -144,6 +145,7 @@ func (r *run) do(ops ...op) []Alert {
 	for _, o := range ops {
 		got = o.apply(r.b)
 		r.alerts = append(r.alerts, got...)
+		r.calls = append(r.calls, got)
 		line := fmt.Sprintf("%2d. %-62s combined watermark %s", len(r.log)+1, o, kit.FormatWatermark(r.b.Watermark()))
 		for _, a := range got {
 			line += "\n      → alert " + fmtAlert(a)
@@ -164,6 +166,21 @@ func (r *run) expect(got, want []Alert, why string) {
 	if !slices.Equal(got, want) {
 		r.t.Errorf("the last call returned the alerts\n%swant\n%s%s\n%s", fmtAlerts(got), fmtAlerts(want), why, r.timeline())
 	}
+}
+
+// misordered returns the index of the first call whose alerts are not
+// ordered by (End, Start, Key), then prefix within one result, or -1.
+func (r *run) misordered() int {
+	for i, as := range r.calls {
+		for j := 1; j < len(as); j++ {
+			x, y := as[j-1], as[j]
+			c := kit.CompareResults(x.Result, y.Result)
+			if c > 0 || (c == 0 && x.Result == y.Result && x.Rule.Prefix >= y.Rule.Prefix) {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // compareAlerts is a total order on alerts, for comparing runs whose calls

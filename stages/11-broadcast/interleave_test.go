@@ -9,7 +9,7 @@ import (
 	"github.com/flk-byo/course/internal/suite"
 )
 
-// TestAlertsIndependentOfInterleaving certifies that the alerts of a run are the same however its two inputs interleave, and equal an oracle of the card's rules, on seeded, shuffled, duplicated events and rules with ties, late rules and late events, at several parallelisms.
+// TestAlertsIndependentOfInterleaving certifies that the alerts of a run are the same however its two inputs interleave, each call's in order, and equal an oracle of the card's rules, on seeded, shuffled, duplicated events and rules with ties, late rules and late events, at several parallelisms.
 //
 // Each input keeps its own order (an input is a channel: what it sends
 // arrives in order); only how the two streams merge differs from run to
@@ -36,6 +36,11 @@ func TestAlertsIndependentOfInterleaving(t *testing.T) {
 					"both watermarks reach its window's end, a rule is late only by the rules' watermark, and the\n"+
 					"rule in force is chosen by timestamp.\n%s",
 					trial, k, p, lateness, len(got), len(want), fmtAlerts(missing), fmtAlerts(extra), r.timeline())
+			}
+			if i := r.misordered(); i >= 0 {
+				t.Fatalf("trial %d, interleaving %d: call %d returned its alerts out of order:\n%s"+
+					"One call's alerts are ordered by (End, Start, Key), and one result's alerts by prefix.\n%s",
+					trial, k, i+1, fmtAlerts(r.calls[i]), r.timeline())
 			}
 			if got := r.b.Late(); !slices.Equal(got, wantLate) {
 				t.Fatalf("trial %d, interleaving %d: Late() = %v\nwant %v: the late events, in arrival order, as one stage 1\n"+
