@@ -233,7 +233,8 @@ func (rs ruleSet) clone() ruleSet {
 	return c
 }
 
-// A broadcast snapshot is framed as stage 04's, with its own magic, "FLKB".
+// A broadcast snapshot is framed as stage 04's, with its own magic, "FLBR"
+// (FLink BRoadcast state).
 // The body:
 //
 //	keyed state   uvarint n, then the n bytes of the ParallelProcessor's snapshot
@@ -242,13 +243,13 @@ func (rs ruleSet) clone() ruleSet {
 //	                string Prefix, varint TS, varint Threshold
 //	pending       uvarint n, then n results in emission order, each:
 //	                string Key, varint Start, varint End, uvarint Count,
-//	                varint Sum, byte IsUpdate (0 or 1)
+//	                varint Sum, uvarint IsUpdate (0 or 1)
 //
 // Every subtask's copy of the rules is the same, so the snapshot holds one,
 // and a restore gives each new subtask its own copy of it. (Flink has every
 // task write its copy, so that no one task writes for all, and on rescale
 // hands the old copies round-robin to the new tasks.)
-const broadcastSnapshotMagic = "FLKB"
+const broadcastSnapshotMagic = "FLBR"
 
 // broadcastSnapshot is a BroadcastProcessor's kind of snapshot.
 var broadcastSnapshot = snapshotKind{magic: broadcastSnapshotMagic, pkg: "broadcast", what: "broadcast snapshot"}
@@ -279,7 +280,11 @@ func (b *BroadcastProcessor) Snapshot() ([]byte, error) {
 		buf = binary.AppendVarint(buf, r.End)
 		buf = binary.AppendUvarint(buf, uint64(r.Count))
 		buf = binary.AppendVarint(buf, r.Sum)
-		buf = append(buf, boolByte(r.IsUpdate))
+		update := uint64(0)
+		if r.IsUpdate {
+			update = 1
+		}
+		buf = binary.AppendUvarint(buf, update)
 	}
 	return broadcastSnapshot.seal(buf), nil
 }
@@ -312,13 +317,13 @@ func RestoreBroadcastProcessor(snapshot []byte, parallelism, maxParallelism int)
 		return nil, fmt.Errorf("broadcast: keyed state: %w", err)
 	}
 	ruleWM := r.varint()
-	rules, err := r.rules()
+	rules, err := r.broadcastRules()
 	if err != nil {
 		return nil, broadcastSnapshot.corrupt(err)
 	}
 	b := newBroadcast(pp, rules)
 	b.ruleWM = ruleWM
-	if b.pending, err = r.pending(pp.Watermark(), ruleWM); err != nil {
+	if b.pending, err = r.pendingResults(pp.Watermark(), ruleWM); err != nil {
 		return nil, broadcastSnapshot.corrupt(err)
 	}
 	if len(r.buf) > 0 {
@@ -327,9 +332,9 @@ func RestoreBroadcastProcessor(snapshot []byte, parallelism, maxParallelism int)
 	return b, nil
 }
 
-// rules reads the broadcast state, accepting only what Snapshot writes:
+// broadcastRules reads the broadcast state, accepting only what Snapshot writes:
 // rules in strictly ascending (Prefix, TS) order.
-func (r *reader) rules() (ruleSet, error) {
+func (r *reader) broadcastRules() (ruleSet, error) {
 	rs := make(ruleSet)
 	var prev Rule
 	for i := range r.count() {
@@ -346,16 +351,16 @@ func (r *reader) rules() (ruleSet, error) {
 	return rs, r.err
 }
 
-// pending reads the pending results, accepting only results that can be
-// pending: fired (End ≤ the events' watermark) and not decidable yet (End >
-// the rules' watermark), each of a valid window with at least one event.
-func (r *reader) pending(eventWM, ruleWM int64) ([]kit.Result, error) {
+// pendingResults reads the pending results, accepting only results that
+// can be pending: fired (End ≤ the events' watermark), not decidable yet
+// (End > the rules' watermark), with Start < End and at least one event.
+func (r *reader) pendingResults(eventWM, ruleWM int64) ([]kit.Result, error) {
 	var out []kit.Result
 	for range r.count() {
 		x := kit.Result{Key: r.key(), Start: r.varint(), End: r.varint()}
 		count := r.uvarint()
 		x.Sum = r.varint()
-		flag := r.byte()
+		flag := r.uvarint()
 		if r.err != nil {
 			return nil, r.err
 		}
@@ -369,25 +374,4 @@ func (r *reader) pending(eventWM, ruleWM int64) ([]kit.Result, error) {
 		out = append(out, x)
 	}
 	return out, r.err
-}
-
-// byte reads one byte.
-func (r *reader) byte() byte {
-	if r.err == nil && len(r.buf) == 0 {
-		r.err = errShort
-	}
-	if r.err != nil {
-		return 0
-	}
-	c := r.buf[0]
-	r.buf = r.buf[1:]
-	return c
-}
-
-// boolByte is 1 for true, 0 for false.
-func boolByte(b bool) byte {
-	if b {
-		return 1
-	}
-	return 0
 }
