@@ -103,7 +103,7 @@ func TestOneShortOfTheLineCountsARedeliveryTwice(t *testing.T) {
 	}
 }
 
-// TestForgettingFollowsTheRule certifies that, for seen TTLs on both sides
+// TestForgettingFollowsTheRule certifies that for seen TTLs on both sides
 // of the line, every call on seeded streams with redeliveries returns, sets
 // the watermark and leaves RememberedIDs as the card's rule says, and the
 // side output too: an ID is remembered from the delivery taken as new until

@@ -45,7 +45,7 @@ func TestNewSeenTTLProcessorValidates(t *testing.T) {
 	}
 }
 
-// TestRememberedIDsCountsEverySeenID certifies that, without a TTL,
+// TestRememberedIDsCountsEverySeenID certifies that without a TTL
 // RememberedIDs counts every distinct ID seen, counted or late, never a
 // redelivery twice, and that nothing is ever forgotten, not even by Flush.
 func TestRememberedIDsCountsEverySeenID(t *testing.T) {
