@@ -73,8 +73,8 @@ func (p *Processor) forgetLater(e kit.Event) {
 
 // forgetExpired forgets every ID whose time has come at the current
 // watermark: the same test as a window's expiry, watermark ≥ expiry. The
-// heap gives them soonest first, so this costs a step per ID forgotten, not
-// a scan of all the IDs remembered.
+// heap gives them soonest first, so this costs one pop (O(log n)) per ID
+// forgotten, not a scan of all the IDs remembered.
 func (p *Processor) forgetExpired() {
 	for len(p.expiries) > 0 && p.expiries[0].expiry <= p.watermark {
 		p.seen.remove(heap.Pop(&p.expiries).(idExpiry).id)
@@ -102,6 +102,7 @@ func (q *expiryQueue) Push(x any)   { *q = append(*q, x.(idExpiry)) }
 func (q *expiryQueue) Pop() any {
 	old := *q
 	x := old[len(old)-1]
+	old[len(old)-1] = idExpiry{} // the ID's string is the garbage collector's now
 	*q = old[:len(old)-1]
 	return x
 }
