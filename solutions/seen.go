@@ -40,6 +40,15 @@ func (s idSet) len() int {
 	return len(s.ids)
 }
 
+//course:stage 10 forgetting seen IDs behind the watermark
+
+// remove removes id from s: a seen TTL has forgotten it.
+func (s idSet) remove(id string) {
+	delete(s.ids, id)
+}
+
+//course:end
+
 //course:stage 04 the seen IDs in a snapshot
 
 // addBytes is add for an ID a decoder holds as bytes; the set keeps a

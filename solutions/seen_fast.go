@@ -82,6 +82,15 @@ func (s idSet) len() int {
 	return len(s.short) + len(s.long)
 }
 
+// remove removes id from s: a seen TTL has forgotten it.
+func (s idSet) remove(id string) {
+	if len(id) > maxInlineID {
+		delete(s.long, id)
+		return
+	}
+	delete(s.short, inline(id))
+}
+
 // sorted returns every ID in s in ascending byte order, the canonical order
 // of a snapshot.
 //

@@ -64,6 +64,16 @@ type Processor struct {
 	// bounds it with state TTL; the course keeps the contract simple.
 	seen idSet
 
+	//course:stage 10 forgetting seen IDs behind the watermark
+	// seenTTL, set by NewSeenTTLProcessor, bounds seen: an ID is forgotten
+	// when the watermark reaches its event's TS + seenTTL. Zero remembers
+	// every ID forever.
+	seenTTL int64
+	// expiries holds every ID of seen with the watermark that forgets it,
+	// soonest first; empty without a seen TTL.
+	expiries expiryQueue
+	//course:end
+
 	// windows holds the state of every window that has not expired, in
 	// ascending order of end. Windows fire and expire in end order, so the
 	// ones due are always a run at (or near) the front, found without
@@ -120,6 +130,9 @@ func (p *Processor) Process(e kit.Event) []kit.Result {
 	if !p.seen.add(e.ID) {
 		return nil
 	}
+	//course:stage 10 forgetting seen IDs behind the watermark
+	p.forgetLater(e)
+	//course:end
 
 	// 2. Lateness is judged against the watermark this event arrived to,
 	// before its own timestamp raises it. In Flink the watermark an event
@@ -205,6 +218,9 @@ func (p *Processor) advanceTo(wm int64) []kit.Result {
 	}
 	old := p.watermark
 	p.watermark = wm
+	//course:stage 10 forgetting seen IDs behind the watermark
+	p.forgetExpired()
+	//course:end
 
 	// A window fires when the watermark first reaches its end, so the
 	// windows to fire now are exactly those with old < end ≤ wm: a

@@ -1,0 +1,178 @@
+//go:build lab || solution
+
+package seenttl
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/flk-byo/course/internal/suite"
+	"github.com/flk-byo/course/internal/windowtest"
+	"github.com/flk-byo/course/kit"
+)
+
+// TestRestoreAndContinueAtEveryCut certifies that a processor with a seen
+// TTL, restored from a snapshot taken after any call of a seeded run
+// (awkward keys and IDs, late events, redeliveries before and after their
+// IDs are forgotten, Flush), makes every later call as the uninterrupted
+// run did: results, watermark, RememberedIDs and side output.
+func TestRestoreAndContinueAtEveryCut(t *testing.T) {
+	defer suite.Recover(t)
+	rnd := suite.Rand(t)
+	for _, cfg := range ruleConfigs {
+		for _, ttl := range []int64{1 + rnd.Int64N(line(cfg)), line(cfg)} {
+			t.Run(fmt.Sprintf("%+v TTL %d", cfg, ttl), func(t *testing.T) {
+				defer suite.Recover(t)
+				ops := randomOps(rnd, cfg, 60)
+				want := replayCounting(newTTL(t, cfg, ttl), ops)
+				for cut := range len(ops) + 1 {
+					live := newTTL(t, cfg, ttl)
+					windowtest.Replay(live, ops[:cut])
+					restored := restoreOf(t, snapshotOf(t, live))
+					if got, n := restored.RememberedIDs(), live.RememberedIDs(); got != n {
+						t.Fatalf("restored from the snapshot taken after call %d of %d, RememberedIDs() = %d; the snapshotted processor's is %d.\n"+
+							"A snapshot holds every remembered ID, and no forgotten one.", cut, len(ops), got, n)
+					}
+					got := replayCounting(restored, ops[cut:])
+					rest := ruled{Trace: windowtest.Trace{Outs: want.Outs[cut:], WMs: want.WMs[cut:], Late: want.Late[len(live.Late()):]},
+						Remembered: want.Remembered[cut:]}
+					if d := firstDiff(ops[cut:], cut, got, rest); d != "" {
+						t.Fatalf("Restored from the snapshot taken after call %d of %d, the run went on differently:\n%s\n"+
+							"A snapshot of a processor with a seen TTL holds the TTL and, for each remembered ID, the watermark that\n"+
+							"forgets it: the restored processor forgets the same IDs at the same watermarks, and the IDs it takes as\n"+
+							"new after the restore with the same TTL. Late() starts empty after a restore.", cut, len(ops), d)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestSnapshotRestoresExpiry certifies that a snapshot taken with a seen
+// TTL restores each remembered ID's expiry, and the TTL itself: the
+// restored processor forgets an ID exactly when the snapshotted one would,
+// and forgets an ID it first sees after the restore at its TS + TTL.
+func TestSnapshotRestoresExpiry(t *testing.T) {
+	defer suite.Recover(t)
+	cfg := Config{WindowSize: 10, WatermarkDelay: 4, AllowedLateness: 10}
+	r := newRun(t, cfg, 25)
+	r.Process(ev("a1", "a", 6, 1))  // forgotten at 31
+	r.Process(ev("b1", "b", 14, 1)) // forgotten at 39, raises the watermark to 10
+	restored := restoreOf(t, snapshotOf(t, r.p))
+	r.Restored(restored)
+	r.p = restored
+	r.ExpectRemembered(2, "a1 and b1 are remembered, as they were before the snapshot.")
+	r.Process(ev("c1", "c", 20, 1)) // after the restore: forgotten at 45
+	r.Advance(30)
+	r.ExpectRemembered(3, "Watermark 30 forgets nothing: a1 at 31, b1 at 39, c1 at 45.")
+	r.Advance(31)
+	r.ExpectRemembered(2, "Watermark 31 = 6 + 25 forgets a1: the restored processor kept a1's expiry.")
+	r.Advance(44)
+	r.ExpectRemembered(1, "Watermark 44 forgot b1 (at 39); c1, taken as new after the restore, is forgotten at 20 + 25 = 45.")
+	r.Advance(45)
+	r.ExpectRemembered(0, "Watermark 45 forgets c1: the restored processor kept the TTL too.")
+	r.ExpectLate(nil, "Nothing was late.")
+	again := restoreOf(t, snapshotOf(t, newTTL(t, cfg, 25)))
+	again.Process(ev("d1", "d", 0, 1))
+	again.AdvanceWatermark(25)
+	if got := again.RememberedIDs(); got != 0 {
+		t.Fatalf("a new processor with TTL 25, snapshotted and restored, then Process(d1 at 0) and AdvanceWatermark(25):\n"+
+			"RememberedIDs() = %d, want 0. The snapshot of a processor with no ID yet must still hold its TTL.", got)
+	}
+}
+
+// TestSnapshotIsACopy certifies that a seen-TTL snapshot's bytes never
+// change as the processor goes on, that restoring gives the state as it
+// was when the snapshot was taken, that a restored processor keeps no
+// reference to the snapshot's bytes, and that two restores of one snapshot
+// share nothing.
+func TestSnapshotIsACopy(t *testing.T) {
+	defer suite.Recover(t)
+	cfg := Config{WindowSize: 10, WatermarkDelay: 6, AllowedLateness: 5}
+	const ttl = 12
+	ops := randomOps(suite.Rand(t), cfg, 60)
+	windowtest.CheckSnapshotIsACopy(t, windowtest.SnapshotCopy[*Processor]{
+		Ops: ops, Want: windowtest.Replay(newTTL(t, cfg, ttl), ops),
+		Cuts: []int{len(ops) / 4, len(ops) / 2, len(ops) - 3},
+		Prefix: func(t *testing.T, cut int) *Processor {
+			p := newTTL(t, cfg, ttl)
+			windowtest.Replay(p, ops[:cut])
+			return p
+		},
+		Snapshot: func(t *testing.T, p *Processor) []byte { return snapshotOf(t, p) },
+		Restore:  func(t *testing.T, snap []byte, _ int) *Processor { return restoreOf(t, snap) },
+		Other:    ev("other", "a", 0, 100),
+		Restorer: "RestoreProcessor",
+	})
+}
+
+// TestEqualStateGivesEqualSnapshots certifies that two processors with the
+// same seen TTL that hold the same state, reached by delivering the same
+// events in different orders with redeliveries, give byte-for-byte equal
+// snapshots.
+func TestEqualStateGivesEqualSnapshots(t *testing.T) {
+	defer suite.Recover(t)
+	rnd := suite.Rand(t)
+	cfg := Config{WindowSize: 10, WatermarkDelay: 1000}
+	const ttl = 60 // forgets the earliest IDs once the watermark reaches 60
+	events := kit.RandomEvents(rnd, 60, oracleKeys, 0, 2000)
+	first := newTTL(t, cfg, ttl)
+	for _, e := range events {
+		first.Process(e)
+	}
+	want := snapshotOf(t, first)
+	for what, delivered := range windowtest.Shuffles(rnd, events, 5, 1000, 0.3) {
+		p := newTTL(t, cfg, ttl)
+		for _, e := range delivered {
+			p.Process(e)
+		}
+		if got := snapshotOf(t, p); !bytes.Equal(got, want) {
+			t.Fatalf("%s of the same events (the delay of 1000 keeps every event on time) gave another snapshot:\n%s\n"+
+				"Equal state must give equal bytes: write the remembered IDs and their expiries in a canonical order,\n"+
+				"never in map order, heap order or arrival order.", what, suite.ByteDiff(want, got))
+		}
+	}
+}
+
+// TestRestoreRejectsBadInput certifies that RestoreProcessor returns a nil
+// processor and an error, never a panic, for a seen-TTL snapshot that is
+// truncated, extended or has any sampled byte changed.
+func TestRestoreRejectsBadInput(t *testing.T) {
+	defer suite.Recover(t)
+	p := newTTL(t, Config{WindowSize: 10, AllowedLateness: 5}, 15)
+	for _, e := range []kit.Event{ev("e1", "a", 3, 1), ev("e2", "b", 12, 2), ev("e3", "a", 8, 3), ev("e4", "a", 40, 3)} {
+		p.Process(e)
+	}
+	good := snapshotOf(t, p)
+	cases := []struct {
+		what  string
+		input []byte
+	}{
+		{"the first 4 bytes", good[:4]},
+		{"the first 17 bytes", good[:min(len(good), 17)]},
+		{"all but the last byte", good[:len(good)-1]},
+		{"a byte appended", append(bytes.Clone(good), 0)},
+	}
+	for _, i := range windowtest.SamplePositions(suite.Rand(t), len(good)) {
+		flipped := bytes.Clone(good)
+		flipped[i] ^= 0x40
+		cases = append(cases, struct {
+			what  string
+			input []byte
+		}{fmt.Sprintf("byte %d flipped", i), flipped})
+	}
+	for _, c := range cases {
+		var q *Processor
+		var err error
+		panicked := suite.Catch(func() { q, err = RestoreProcessor(c.input) })
+		switch {
+		case panicked != "":
+			t.Errorf("RestoreProcessor(a seen-TTL snapshot, %s) panicked: %v\nIt must return an error: a snapshot comes from a file that may be "+
+				"truncated or corrupted.\n%s", c.what, panicked, suite.HexHead(c.input))
+		case err == nil || q != nil:
+			t.Errorf("RestoreProcessor(a seen-TTL snapshot, %s) = %v, %v; want nil and an error: stage 4's integrity rules hold for\n"+
+				"this snapshot too (a changed byte could be a TTL, or an expiry, silently different).\n%s", c.what, q, err, suite.HexHead(c.input))
+		}
+	}
+}
