@@ -27,6 +27,7 @@ var demos = map[int]demo{
 	6: {"a rescale from 2 to 3 subtasks", demo06},
 	7: {"a quiet partition, without and with idleness", demo07},
 	8: {"a late event that bridges two sessions", demo08},
+	9: {"one event in several sliding windows, each judging it on its own", demo09},
 }
 
 func demo01(n *narrator) error {
