@@ -20,7 +20,9 @@ import (
 // boundaries, starts (multiples of Slide) and ends (those plus Size): every
 // instant of a slice is in exactly the same windows, so adding an event to
 // its slice adds it to all of them. With Slide dividing Size that is one
-// slice a slide; otherwise two (Size mod Slide, and the rest of the slide).
+// slice a slide; otherwise two (Size mod Slide, and the rest of the slide),
+// and with Slide > Size the second is a gap that no window holds, which
+// never gets an event.
 //
 // Only windows that have not fired live as slices. A window is
 // materialized into s.p, the tumbling processor's window state, when the
