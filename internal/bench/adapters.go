@@ -62,6 +62,27 @@ func BenchmarkDe04(b *testing.B) {
 	})
 }
 `,
+	9: `package PKG
+
+import (
+	"testing"
+
+	"github.com/flk-byo/course/internal/bench/stagebench"
+)
+
+func BenchmarkDe09(b *testing.B) {
+	stagebench.Run(b, 9, stagebench.API{
+		New: deBenchNew,
+		NewSliding: func(c stagebench.SlidingConfig) (stagebench.Processor, error) {
+			s, err := NewSlidingProcessor(SlidingConfig{Size: c.Size, Slide: c.Slide, WatermarkDelay: c.WatermarkDelay, AllowedLateness: c.AllowedLateness})
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
+	})
+}
+`,
 }
 
 // adapter returns the source of stage's file for package pkg.

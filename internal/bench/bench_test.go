@@ -2,9 +2,12 @@ package bench
 
 import (
 	"errors"
+	"flag"
 	"go/parser"
 	"go/token"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -263,4 +266,60 @@ func exitError(t *testing.T) error {
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit)
 	return err
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/ from the reports")
+
+// output09 is go test -bench output of stage 09's benchmarks for both
+// packages, with -count 2 on the lab and 1 on the reference, whose
+// size-slide-64 did not run: a lab that updates every window and slows
+// down with its state, beside a reference that slices.
+const output09 = `pkg: github.com/flk-byo/course/lab
+BenchmarkDe09/size-slide-1-2    	      36	  36637746 ns/op	       500.0 cpu-ns/event	       480.0 naive-cpu-ns/event	       470.0 sliced-cpu-ns/event
+BenchmarkDe09/size-slide-1-2    	      36	  36637746 ns/op	       520.0 cpu-ns/event	       500.0 naive-cpu-ns/event	       490.0 sliced-cpu-ns/event
+BenchmarkDe09/size-slide-4-2    	      38	  47197844 ns/op	       600.0 cpu-ns/event	       470.0 naive-cpu-ns/event	       380.0 sliced-cpu-ns/event
+BenchmarkDe09/size-slide-4-2    	      38	  47197844 ns/op	       640.0 cpu-ns/event	       480.0 naive-cpu-ns/event	       400.0 sliced-cpu-ns/event
+BenchmarkDe09/size-slide-16-2   	      19	 104731527 ns/op	      4000 cpu-ns/event	      1000 naive-cpu-ns/event	       450.0 sliced-cpu-ns/event
+BenchmarkDe09/size-slide-16-2   	      19	 104731527 ns/op	      4400 cpu-ns/event	      1100 naive-cpu-ns/event	       460.0 sliced-cpu-ns/event
+BenchmarkDe09/size-slide-64-2   	       5	 241744738 ns/op	     32000 cpu-ns/event	      3200 naive-cpu-ns/event	       800.0 sliced-cpu-ns/event
+BenchmarkDe09/size-slide-64-2   	       5	 241744738 ns/op	     35200 cpu-ns/event	      3200 naive-cpu-ns/event	       800.0 sliced-cpu-ns/event
+PASS
+ok  	github.com/flk-byo/course/lab	25.1s
+pkg: github.com/flk-byo/course/solutions
+BenchmarkDe09/size-slide-1-2    	      36	  36637746 ns/op	       490.0 cpu-ns/event	       480.0 naive-cpu-ns/event	       490.0 sliced-cpu-ns/event
+BenchmarkDe09/size-slide-4-2    	      38	  47197844 ns/op	       400.0 cpu-ns/event	       480.0 naive-cpu-ns/event	       380.0 sliced-cpu-ns/event
+BenchmarkDe09/size-slide-16-2   	      19	 104731527 ns/op	       500.0 cpu-ns/event	      1000 naive-cpu-ns/event	       450.0 sliced-cpu-ns/event
+PASS
+ok  	github.com/flk-byo/course/solutions	20.3s
+`
+
+// TestReportPrintsStage09AsOneTable pins de bench's stage 09 table against
+// testdata/report09.golden: a row per Size/Slide and strategy, the lab's
+// ratio beside the reference's, each from the same run's pairs, "not
+// measured" where a benchmark did not run, and the diagnosis where the
+// lab's ratio to the naive strategy calls for it. go test
+// ./internal/bench -update rewrites the file after a deliberate change.
+func TestReportPrintsStage09AsOneTable(t *testing.T) {
+	m := Parse(strings.NewReader(output09))
+	require.Empty(t, m.Failures)
+	m.Stage = 9
+	var out strings.Builder
+	Report(&out, m)
+	golden := filepath.Join("testdata", "report09.golden")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(out.String()), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "run go test ./internal/bench -update to create it")
+	assert.Equal(t, string(want), out.String(), "the stage 09 report changed; go test ./internal/bench -update accepts the change")
+	assert.Equal(t, 1, strings.Count(out.String(), "09 sliding windows"), "one heading for the whole table")
+
+	r, ok := comparisonOf(t, "BenchmarkDe09/size-slide-16").Ratio(m, LabPkg)
+	require.True(t, ok)
+	assert.Equal(t, Ratio{Mean: 4, Min: 4, Max: 4, Runs: 2, Subject: 4200, Baseline: 1050}, r, "÷ naive, run by run")
+
+	m.Stage = 8
+	out.Reset()
+	Report(&out, m)
+	assert.Empty(t, out.String(), "nothing of stage 09 before it")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // Ratio is a comparison's ratio in one package over the runs of a go test
@@ -68,14 +69,23 @@ func (m *Measurements) mean(pkg string, metric Metric) (mean float64, runs int) 
 // samples, lab beside reference, then a note on noise.
 func Report(w io.Writer, m *Measurements) {
 	wrote := false
-	for _, c := range Comparisons {
+	for i := 0; i < len(Comparisons); i++ {
+		c := Comparisons[i]
 		if c.Stage > m.Stage {
 			continue
 		}
 		var ok bool
-		if c.Across {
+		switch {
+		case c.Group != "":
+			j := i + 1
+			for j < len(Comparisons) && Comparisons[j].Group == c.Group {
+				j++
+			}
+			ok = reportGroup(w, m, Comparisons[i:j])
+			i = j - 1
+		case c.Across:
 			ok = reportAcross(w, m, c)
-		} else {
+		default:
 			ok = reportWithin(w, m, c)
 		}
 		wrote = wrote || ok
@@ -126,6 +136,51 @@ func reportWithin(w io.Writer, m *Measurements, c Comparison) bool {
 	}
 	if c.Worry > 0 && lab.Mean >= c.Worry {
 		fmt.Fprintf(w, "  %s on your lab/: %s\n", times(lab.Mean), c.Diagnosis)
+	}
+	return true
+}
+
+// reportGroup writes a table of comparisons that share a Group: a heading
+// and a legend, then a row per comparison with the lab's ratio and the
+// reference's, then what each of the lab's ratios that reaches its Worry
+// means; nothing if the lab has no ratio for any row.
+func reportGroup(w io.Writer, m *Measurements, cs []Comparison) bool {
+	type row struct {
+		label, lab, ref string
+	}
+	cell := func(c Comparison, pkg string) (string, bool) {
+		r, ok := c.Ratio(m, pkg)
+		if !ok {
+			return "not measured", false
+		}
+		return fmt.Sprintf("%s (%s → %s %s%s)", times(r.Mean), decimals(r.Baseline), decimals(r.Subject), unitLabel(c.Subject.Unit), spread(r, "; ")), true
+	}
+	var rows []row
+	var worries []string
+	labelWidth, labWidth, measured := 0, 0, false
+	for _, c := range cs {
+		lab, ok := cell(c, LabPkg)
+		ref, _ := cell(c, RefPkg)
+		rows = append(rows, row{c.Label + ":", lab, ref})
+		labelWidth, labWidth = max(labelWidth, utf8.RuneCountInString(c.Label)+1), max(labWidth, utf8.RuneCountInString(lab))
+		measured = measured || ok
+		if r, _ := c.Ratio(m, LabPkg); ok && c.Worry > 0 && r.Mean >= c.Worry {
+			worries = append(worries, fmt.Sprintf("%s on your lab/: %s", times(r.Mean), c.Diagnosis))
+		}
+	}
+	if !measured {
+		return false
+	}
+	fmt.Fprintf(w, "%02d %s (%s):\n", cs[0].Stage, cs[0].Group, cs[0].Goal)
+	if cs[0].Legend != "" {
+		fmt.Fprintf(w, "  %s\n", cs[0].Legend)
+	}
+	for _, r := range rows {
+		pad := strings.Repeat(" ", labWidth-utf8.RuneCountInString(r.lab))
+		fmt.Fprintf(w, "  %-*s  lab/ %s%s   reference %s\n", labelWidth, r.label, r.lab, pad, r.ref)
+	}
+	for _, l := range worries {
+		fmt.Fprintf(w, "  %s\n", l)
 	}
 	return true
 }

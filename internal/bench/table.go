@@ -23,6 +23,12 @@ const (
 	// Restore times RestoreProcessor of those processors' snapshots, and
 	// reports the same metrics.
 	Restore
+	// Sliding times, in turn, the SlidingProcessor of stage 09 and two
+	// strategies of package stagebench, naive and sliced, over the sliding
+	// stream with windows of Subject's SizeSlide slides: cpu-ns/event for
+	// the processor, naive-cpu-ns/event and sliced-cpu-ns/event for the
+	// strategies.
+	Sliding
 )
 
 // The time de bench compares is the CPU time of the test binary (user and
@@ -32,10 +38,12 @@ const (
 
 // Shape is how much state a benchmark's processor holds. For Scaling it
 // is its WatermarkDelay and AllowedLateness, in windows of the scaling
-// stream; for Snapshot and Restore, its number of windows.
+// stream; for Snapshot and Restore, its number of windows; for Sliding,
+// its windows' Size in slides: the number of windows an event is in.
 type Shape struct {
 	Delay, Lateness int64
 	Windows         int
+	SizeSlide       int64
 }
 
 // Benchmark is one sub-benchmark of BenchmarkDeNN, where NN is its stage.
@@ -87,18 +95,49 @@ const (
 	CheckpointLarge = 1_000_000
 )
 
+// The sliding stream: SlidingEvents events over SlidingKeys keys,
+// SlidingEventsPerSlide to a slide of SlidingSlide ms on average, with
+// kit.BenchmarkDisorder's disorder and that as the delay, so that no event
+// is late. Few keys to many events a slide is where slicing pays: a slice
+// holds each key once, so a firing merges SizeSlide × SlidingKeys tallies
+// where the naive strategy made SizeSlide × SlidingEventsPerSlide updates.
+const (
+	SlidingSlide          = int64(1_000)
+	SlidingKeys           = 10
+	SlidingEventsPerSlide = 100
+	SlidingEvents         = 200 * SlidingEventsPerSlide
+)
+
+// SlidingRatios are the values of Size/Slide that stage 09's benchmarks
+// measure.
+var SlidingRatios = []int64{1, 4, 16, 64}
+
 // few is the baseline of the scaling benchmarks: a delay of one window,
 // the stream's disorder, and no lateness.
 var few = Shape{Delay: 1}
 
 // Benchmarks is every benchmark de bench runs, in the order they run. A
 // stage's benchmarks use only the API of the stages up to it.
-var Benchmarks = []Benchmark{
+var Benchmarks = append([]Benchmark{
 	{Stage: 1, Name: "throughput", Kind: Throughput},
 	{Stage: 1, Name: "open-windows", Kind: Scaling, Baseline: few, Subject: Shape{Delay: ScalingKept}},
 	{Stage: 3, Name: "expiring-windows", Kind: Scaling, Baseline: few, Subject: Shape{Delay: 1, Lateness: ScalingKept}},
 	{Stage: 4, Name: "snapshot", Kind: Snapshot, Baseline: Shape{Windows: CheckpointSmall}, Subject: Shape{Windows: CheckpointLarge}},
 	{Stage: 4, Name: "restore", Kind: Restore, Baseline: Shape{Windows: CheckpointSmall}, Subject: Shape{Windows: CheckpointLarge}},
+}, slidingBenchmarks()...)
+
+// slidingBenchmarks are stage 09's benchmarks, one per SlidingRatios.
+func slidingBenchmarks() []Benchmark {
+	var bs []Benchmark
+	for _, r := range SlidingRatios {
+		bs = append(bs, slidingBenchmark(r))
+	}
+	return bs
+}
+
+// slidingBenchmark is stage 09's benchmark at Size/Slide ratio.
+func slidingBenchmark(ratio int64) Benchmark {
+	return Benchmark{Stage: 9, Name: fmt.Sprintf("size-slide-%d", ratio), Kind: Sliding, Subject: Shape{SizeSlide: ratio}}
 }
 
 // Metric is one number of one benchmark: its full name and a unit that it
@@ -109,10 +148,16 @@ type Metric struct{ Benchmark, Unit string }
 // lab and for the reference, each from pairs of samples of the same run.
 // A comparison with Across set is instead the lab's speed as a fraction of
 // the reference's: the reference's Subject over the lab's.
+//
+// Consecutive comparisons with the same Group are one table: de bench
+// heads it with the Group, the first one's Goal and its Legend, and prints
+// each comparison as a row headed by its Label.
 type Comparison struct {
 	Stage             int
 	Title             string // what the ratio measures, as de bench heads it
 	Goal              string // how to read it
+	Group, Label      string
+	Legend            string // under a Group's heading: what its rows compare
 	Subject, Baseline Metric
 	Across            bool
 	// Worry is the ratio from which de bench explains what a lab's ratio
@@ -122,7 +167,7 @@ type Comparison struct {
 }
 
 // Comparisons is every ratio de bench prints, in order.
-var Comparisons = []Comparison{
+var Comparisons = append([]Comparison{
 	{
 		Stage:   1,
 		Title:   "throughput",
@@ -150,6 +195,39 @@ var Comparisons = []Comparison{
 	checkpointComparison("Snapshot", "snapshot", "cpu-ns/window"),
 	checkpointComparison("RestoreProcessor", "restore", "cpu-ns/window"),
 	checkpointComparison("snapshot size", "snapshot", "bytes/window"),
+}, slidingComparisons()...)
+
+// slidingComparisons are stage 09's table: at each of SlidingRatios, the
+// processor against the naive strategy, then against the sliced one.
+func slidingComparisons() []Comparison {
+	var cs []Comparison
+	for _, r := range SlidingRatios {
+		cs = append(cs, slidingComparison(r, "naive"), slidingComparison(r, "sliced"))
+	}
+	return cs
+}
+
+// slidingComparison compares the SlidingProcessor with strategy, "naive"
+// or "sliced", at Size/Slide ratio. The naive strategy is what the card
+// asks for at the least cost: a processor several times dearer per event
+// than it at the largest ratio does more than one update per window.
+func slidingComparison(ratio int64, strategy string) Comparison {
+	b := slidingBenchmark(ratio)
+	c := Comparison{
+		Stage:    9,
+		Title:    fmt.Sprintf("per event, size/slide %d, ÷ the %s strategy", ratio, strategy),
+		Goal:     "÷ naive about 1× is an update per window, as Flink's WindowOperator makes; ÷ sliced about 1× throughout is slicing",
+		Group:    "sliding windows, per event, as size/slide grows: yours ÷ two strategies timed beside it",
+		Legend:   fmt.Sprintf("naive: an update in each of an event's size/slide windows; sliced: one update in its slice, a merge of size/slide slices per firing (%d keys, %d events a slide)", SlidingKeys, SlidingEventsPerSlide),
+		Label:    fmt.Sprintf("size/slide %d ÷ %s", ratio, strategy),
+		Subject:  Metric{b.FullName(), "cpu-ns/event"},
+		Baseline: Metric{b.FullName(), strategy + "-cpu-ns/event"},
+	}
+	if strategy == "naive" && ratio == SlidingRatios[len(SlidingRatios)-1] {
+		c.Worry = 4
+		c.Diagnosis = fmt.Sprintf("at size/slide %d your processor does several times the work of one update per window an event is in: look for work in proportion to all the windows it holds on every event (stage 09's card, Hint 2)", ratio)
+	}
+	return c
 }
 
 // checkpointComparison compares a stage-04 metric per window at the large

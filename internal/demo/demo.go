@@ -8,6 +8,7 @@ package demo
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -44,7 +45,11 @@ func Has(n int) bool { _, ok := demos[n]; return ok }
 func Run(n int, o Options) error {
 	d, ok := demos[n]
 	if !ok {
-		return fmt.Errorf("stage %d has no demo; the demos are for stages 1 to %d", n, len(demos))
+		var have []string
+		for _, k := range slices.Sorted(maps.Keys(demos)) {
+			have = append(have, fmt.Sprintf("%02d", k))
+		}
+		return fmt.Errorf("stage %d has no demo; the demos are for stages %s", n, strings.Join(have, ", "))
 	}
 	nr := &narrator{o: o}
 	nr.printf("%s\n", o.Style.Bold(fmt.Sprintf("Demo of stage %02d: %s", n, d.title)))

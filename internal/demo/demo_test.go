@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,7 +25,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/ f
 // kit.Timeline) shows up as a diff. go test ./internal/demo -update
 // rewrites the files after a deliberate change.
 func TestDemosMatchGolden(t *testing.T) {
-	for n := 1; n <= 8; n++ {
+	for _, n := range slices.Sorted(maps.Keys(demos)) {
 		t.Run(fmt.Sprintf("%02d", n), func(t *testing.T) {
 			var out bytes.Buffer
 			require.NoError(t, Run(n, Options{Out: &out}))
@@ -50,7 +52,7 @@ func TestDemoOptions(t *testing.T) {
 		wantErr string
 		check   func(t *testing.T, out string, pauses int)
 	}{
-		{name: "no such stage", stage: 9, opts: func(b *bytes.Buffer, _ *int) Options { return Options{Out: b} }, wantErr: "stage 9 has no demo"},
+		{name: "no such stage", stage: 99, opts: func(b *bytes.Buffer, _ *int) Options { return Options{Out: b} }, wantErr: "stage 99 has no demo"},
 		{name: "pauses between steps", stage: 1, opts: func(b *bytes.Buffer, p *int) Options {
 			return Options{Out: b, Pause: func() error { *p++; return nil }}
 		}, check: func(t *testing.T, out string, pauses int) {
@@ -81,7 +83,7 @@ func TestDemoOptions(t *testing.T) {
 			}
 		})
 	}
-	for n := 1; n <= 8; n++ {
+	for n := 1; n <= 9; n++ {
 		assert.True(t, Has(n))
 	}
 	assert.False(t, Has(0))

@@ -27,6 +27,7 @@ var demos = map[int]demo{
 	6: {"a rescale from 2 to 3 subtasks", demo06},
 	7: {"a quiet partition, without and with idleness", demo07},
 	8: {"a late event that bridges two sessions", demo08},
+	9: {"one event in several sliding windows, each judging it on its own", demo09},
 	10: {"seen IDs forgotten behind the watermark, one short of the line and on it", demo10(func(size, lateness int64) solutions.Config {
 		return solutions.Config{WindowSize: size, AllowedLateness: lateness}
 	}, solutions.NewSeenTTLProcessor, solutions.NewProcessor)},

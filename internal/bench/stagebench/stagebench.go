@@ -37,11 +37,13 @@ type Config struct {
 
 // API is what the benchmarks call: a package's own stage functions. New is
 // stage 01's NewProcessor; Snapshot and RestoreProcessor are stage 04's and
-// may be nil before it.
+// may be nil before it; NewSliding is stage 09's NewSlidingProcessor, nil
+// before it.
 type API struct {
-	New      func(Config) (Processor, error)
-	Snapshot func(Processor) ([]byte, error)
-	Restore  func([]byte) (Processor, error)
+	New        func(Config) (Processor, error)
+	Snapshot   func(Processor) ([]byte, error)
+	Restore    func([]byte) (Processor, error)
+	NewSliding func(SlidingConfig) (Processor, error)
 }
 
 // Run runs every benchmark of the table for stage, each as a sub-benchmark
@@ -72,6 +74,8 @@ func Measure(b *testing.B, bm bench.Benchmark, api API) {
 		Snapshot(b, api, bm.Baseline, bm.Subject)
 	case bench.Restore:
 		Restore(b, api, bm.Baseline, bm.Subject)
+	case bench.Sliding:
+		Sliding(b, api, bm.Subject)
 	default:
 		b.Fatalf("unknown benchmark kind %d", bm.Kind)
 	}
@@ -246,20 +250,35 @@ func checkpoints(b *testing.B, api API, baseline, subject bench.Shape, op func(*
 	b.ReportMetric(float64(len(small.snap))/float64(small.windows), "baseline-bytes/window")
 }
 
-// pairs runs baseline and subject in turn b.N times, with b's timer on, so
-// that go test sizes b.N by the cost of whole turns, and returns the
-// median of the times each reported. The median, because a busy machine
-// stalls a pass now and then, and a stall counts fully in a sum: one
-// stalled pass among ten would move a mean by half.
+// pairs runs baseline and subject in turn (see turns) and returns the
+// median of the times each reported.
 func pairs(b *testing.B, baseline, subject func() time.Duration) (base, subj time.Duration) {
-	bases, subjs := make([]time.Duration, b.N), make([]time.Duration, b.N)
+	t := turns(b, baseline, subject)
+	return t[0], t[1]
+}
+
+// turns runs every one of passes, in turn, b.N times, with b's timer on, so
+// that go test sizes b.N by the cost of whole turns, and returns the
+// median of the times each reported, in the order of passes. The median,
+// because a busy machine stalls a pass now and then, and a stall counts
+// fully in a sum: one stalled pass among ten would move a mean by half.
+func turns(b *testing.B, passes ...func() time.Duration) []time.Duration {
+	times := make([][]time.Duration, len(passes))
+	for i := range times {
+		times[i] = make([]time.Duration, b.N)
+	}
 	b.ResetTimer()
-	for i := range b.N {
-		bases[i] = baseline()
-		subjs[i] = subject()
+	for n := range b.N {
+		for i, pass := range passes {
+			times[i][n] = pass()
+		}
 	}
 	b.StopTimer()
-	return median(bases), median(subjs)
+	medians := make([]time.Duration, len(passes))
+	for i, ts := range times {
+		medians[i] = median(ts)
+	}
+	return medians
 }
 
 // median returns the median of ds, which it sorts.

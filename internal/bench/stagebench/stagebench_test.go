@@ -8,7 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/flk-byo/course/internal/bench"
 	"github.com/flk-byo/course/kit"
+	"github.com/flk-byo/course/solutions"
 )
 
 // costly is a Processor that only advances a manual clock by what each
@@ -79,4 +81,56 @@ func TestScalingStreamKeepsItsPromises(t *testing.T) {
 		}
 	}
 	assert.Less(t, maxTS, int64(20_000_000), "timestamps span 2 × 10 000 windows of 1 s")
+}
+
+// TestStrategiesMatchTheReference checks the sliding benchmarks' two
+// strategies: over the sliding stream, at every Size/Slide the benchmarks
+// measure, the naive and the sliced one return, call by call, what the
+// reference's SlidingProcessor returns. They are what a learner's cost is
+// divided by, so they must do the whole of the work the stream asks for.
+func TestStrategiesMatchTheReference(t *testing.T) {
+	events := SlidingStream()
+	for _, ratio := range bench.SlidingRatios {
+		cfg := slidingConfig(bench.Shape{SizeSlide: ratio})
+		ref, err := solutions.NewSlidingProcessor(solutions.SlidingConfig(cfg))
+		require.NoError(t, err)
+		want := run(ref, events)
+		require.NotEmpty(t, want)
+		for _, sliced := range []bool{false, true} {
+			got := run(NewStrategy(cfg, sliced), events)
+			require.Equal(t, len(want), len(got), "size/slide %d, sliced %v: as many calls", ratio, sliced)
+			for i := range want {
+				require.Equal(t, want[i], got[i], "size/slide %d, sliced %v: call %d (the last is Flush)", ratio, sliced, i)
+			}
+		}
+	}
+}
+
+// run hands p every event and then calls Flush, and returns what each call
+// returned.
+func run(p Processor, events []kit.Event) [][]kit.Result {
+	var out [][]kit.Result
+	for _, e := range events {
+		out = append(out, p.Process(e))
+	}
+	return append(out, p.Flush())
+}
+
+// TestSlidingStreamKeepsItsPromises checks what the strategies assume of
+// the sliding stream: distinct IDs, no event behind the watermark, and as
+// many keys and as long a span as the table says.
+func TestSlidingStreamKeepsItsPromises(t *testing.T) {
+	events := SlidingStream()
+	assert.Len(t, events, bench.SlidingEvents)
+	keys, seen := map[string]bool{}, map[string]bool{}
+	maxTS := events[0].TS
+	for _, e := range events {
+		assert.False(t, seen[e.ID], "IDs are distinct")
+		seen[e.ID] = true
+		keys[e.Key] = true
+		assert.LessOrEqual(t, maxTS-e.TS, kit.BenchmarkDisorder, "disorder is bounded by the delay")
+		maxTS = max(maxTS, e.TS)
+	}
+	assert.Len(t, keys, bench.SlidingKeys)
+	assert.Less(t, maxTS, int64(bench.SlidingEvents/bench.SlidingEventsPerSlide)*bench.SlidingSlide)
 }
