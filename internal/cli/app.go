@@ -207,7 +207,7 @@ Examples:
 			demoCommand(io),
 			gradeCommand(io),
 			watchCommand(io), resetCommand(io), solutionCommand(io), completionCommand(io),
-			benchCommand(io), classroomCommand(io),
+			benchCommand(io), classroomCommand(io), drillCommand(io),
 		},
 	}
 }
@@ -229,6 +229,9 @@ func loadEnv(io IO) (*env, error) {
 	}
 	cat, err := catalog.Load(course.Stages())
 	if err != nil {
+		return nil, err
+	}
+	if err := cat.LoadDrills(course.Drills()); err != nil {
 		return nil, err
 	}
 	prog, err := progress.Load(root)
