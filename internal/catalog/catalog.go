@@ -561,3 +561,25 @@ func (c *Catalog) DrillEngine(d Stage, passed func(id string) bool) (tags string
 	}
 	return DrillOwnEngine, nil
 }
+
+// DrillsMarkdownTable renders the drills' table that README.md shows
+// between its "drills:begin" and "drills:end" markers; a test keeps the two
+// equal.
+func (c *Catalog) DrillsMarkdownTable() string {
+	var b strings.Builder
+	b.WriteString("| drill | start with | the symptom | builds on |\n|---|---|---|---|\n")
+	for _, d := range c.Drills {
+		title := d.Title
+		if !d.Ready {
+			title += " (coming soon)"
+		}
+		var needs []string
+		for _, id := range d.Needs {
+			if st, ok := c.ByID(id); ok {
+				needs = append(needs, st.Ref())
+			}
+		}
+		fmt.Fprintf(&b, "| %02d %s | `de drill start %s` | %s | %s |\n", d.Number, title, d.Slug, d.Concept, strings.Join(needs, ", "))
+	}
+	return b.String()
+}
