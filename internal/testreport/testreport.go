@@ -422,12 +422,16 @@ func rerun(tags string, t gotest.Test, st catalog.Stage) string {
 const raceDetected = "race detected during execution of test"
 
 // StageRange names the stages of a run, lowest first whatever order they
-// ran in: "stage 01" or "stages 01–02".
+// ran in: "stage 01" or "stages 01–02"; a drill by its name, "drill
+// quiet-partition".
 func StageRange(sts []catalog.Stage) string {
 	switch len(sts) {
 	case 0:
 		return "no stages"
 	case 1:
+		if sts[0].Track == catalog.Drill {
+			return sts[0].Ref()
+		}
 		return fmt.Sprintf("stage %02d", sts[0].Number)
 	}
 	lo, hi := sts[0].Number, sts[0].Number
