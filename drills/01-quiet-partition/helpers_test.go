@@ -142,7 +142,7 @@ func (rg region) record(rnd *rand.Rand, p plan, at, delay time.Duration) (engine
 // gives the watermark over LATAM's records (see latamReturns).
 const returnInside = 5 * second
 
-// latamReturns plants, every 12 minutes of event time, a LATAM till that
+// latamReturns plants, every 4 minutes of event time, a LATAM till that
 // scans once and comes back returnInside before its session would end, the
 // comeback delivered after a 44 s silence of LATAM's (within its normal 20
 // to 45 s). It returns the slots with the pairs in them, and the pairs.
@@ -158,38 +158,44 @@ const returnInside = 5 * second
 // more, it fired, and the comeback opens a second session.
 func latamReturns(rnd *rand.Rand, p plan, rg region, slots []engine.Arrival) ([]engine.Arrival, []returnPair) {
 	var pairs []returnPair
+	planted := map[string]bool{} // IDs of the planted records: no later pair may move them
 	for k := int64(1); ; k++ {
-		i := slices.IndexFunc(slots, func(a engine.Arrival) bool { return a.Event.TS >= p.from+k*12*minute })
+		i := slices.IndexFunc(slots, func(a engine.Arrival) bool { return a.Event.TS >= p.from+k*4*minute && !planted[a.Event.ID] })
 		if i < 0 {
 			return slots, pairs
 		}
 		first := slots[i]
 		key := fmt.Sprintf("latam-till-back-%d", k)
 		first.Event.Key = key
-		delay := between(rnd, rg.minDelay, rg.maxDelay)
 		backTS := first.Event.TS + sessionGap - returnInside
-		backAt := time.Duration(backTS-p.from)*time.Millisecond + delay
 		if backTS >= p.until-5*minute {
 			return slots, pairs
 		}
+		backAt := time.Duration(backTS-p.from)*time.Millisecond + between(rnd, rg.minDelay, rg.maxDelay)
 		back := engine.Arrival{Partition: rg.partition, At: backAt,
 			Event: kit.Event{ID: key + "-back", Key: key, TS: backTS, Value: 1 + rnd.Int64N(50)}}
 		// LATAM says nothing for 44 s before the comeback: drop its records
 		// in that time, and deliver a kiosk scan 44 s before unless one came
 		// exactly then. The silence before that scan stays within 45 s: the
-		// record after the last one kept came within 45 s of it.
+		// record after the last one kept came within 45 s of it. A pair whose
+		// silence would drop a planted record is left out.
 		filler := backAt - 44*time.Second
-		kept := slices.DeleteFunc(slots, func(a engine.Arrival) bool { return a.At > filler && a.At <= backAt })
-		slots = kept
+		silenced := func(a engine.Arrival) bool { return a.At > filler && a.At <= backAt }
+		if slices.ContainsFunc(slots, func(a engine.Arrival) bool { return silenced(a) && planted[a.Event.ID] }) {
+			continue
+		}
+		slots[i] = first
+		slots = slices.DeleteFunc(slots, silenced)
 		if j := slices.IndexFunc(slots, func(a engine.Arrival) bool { return a.At >= filler }); j < 0 || slots[j].At != filler {
 			if a, ok := rg.record(rnd, p, filler, between(rnd, rg.minDelay, rg.maxDelay)); ok {
 				a.Event.Key = fmt.Sprintf("latam-kiosk-filler-%d", k)
 				slots = append(slots, a)
+				planted[a.Event.ID] = true
 			}
 		}
-		slots[i] = first
 		slots = append(slots, back)
 		slices.SortStableFunc(slots, func(a, b engine.Arrival) int { return cmp.Compare(a.At, b.At) })
+		planted[first.Event.ID], planted[back.Event.ID] = true, true
 		pairs = append(pairs, returnPair{first, back})
 	}
 }
