@@ -46,7 +46,7 @@ func TestCommittedLatencyIsWithinTheSLA(t *testing.T) {
 	}
 }
 
-// TestCommittedLatencyFollowsFromTheConfig certifies that CommittedLatency is no more than the bound the job's own configuration implies, IdleTimeout + OutOfOrderness + the source's 65 s delivery delay + EmitInterval: a number that is merely large is not a commitment.
+// TestCommittedLatencyFollowsFromTheConfig certifies that CommittedLatency is no more than the worst-case latency that the job's own configuration and the source's delivery delay imply: a number that is merely large is not a commitment.
 func TestCommittedLatencyFollowsFromTheConfig(t *testing.T) {
 	defer suite.Recover(t)
 	cfg := Config(suite.TempDir(t))
