@@ -35,6 +35,7 @@ func configBound(cfg engine.SessionJobConfig) (bound time.Duration, sum string, 
 // TestCommittedLatencyIsWithinTheSLA certifies that CommittedLatency, the number the job commits to, is positive and at most the 240 s SLA.
 func TestCommittedLatencyIsWithinTheSLA(t *testing.T) {
 	defer suite.Recover(t)
+	t.Parallel() // with the others, so that the reproduction runs and reports first
 	switch {
 	case CommittedLatency <= 0:
 		t.Errorf("CommittedLatency = %v, want the end-to-end latency you commit to, in (0, %v]: no job commits a session\n"+
@@ -49,6 +50,7 @@ func TestCommittedLatencyIsWithinTheSLA(t *testing.T) {
 // TestCommittedLatencyFollowsFromTheConfig certifies that CommittedLatency is no more than the worst-case latency that the job's own configuration and the source's delivery delay imply: a number that is merely large is not a commitment.
 func TestCommittedLatencyFollowsFromTheConfig(t *testing.T) {
 	defer suite.Recover(t)
+	t.Parallel() // with the others, so that the reproduction runs and reports first
 	cfg := Config(suite.TempDir(t))
 	bound, sum, ok := configBound(cfg)
 	switch {
