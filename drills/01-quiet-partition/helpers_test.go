@@ -41,12 +41,12 @@ const (
 // Records come every minEvery to maxEvery of processing time, each delivered
 // minDelay to maxDelay after its scan.
 type region struct {
-	name                 string
-	partition            int
-	minEvery, maxEvery   time.Duration
-	minDelay, maxDelay   time.Duration
-	tills                int // the region's tills: keys that come back (the rest are one-off kiosk scans)
-	tillShare, kioskRate int // a record is a till's with probability tillShare/kioskRate
+	name               string
+	partition          int
+	minEvery, maxEvery time.Duration
+	minDelay, maxDelay time.Duration
+	tills              int // the region's tills: keys that come back (the rest are one-off kiosk scans)
+	tillShare, outOf   int // a record is a till's with probability tillShare/outOf
 }
 
 // The regions with data, and the new one that goes live on partition 2 in
@@ -67,6 +67,7 @@ var todaysRegions = []region{na, eu, apac, latam}
 // span is a range [from, until) of event time.
 type span struct{ from, until int64 }
 
+// has reports whether ts is in the span.
 func (s span) has(ts int64) bool { return ts >= s.from && ts < s.until }
 
 // plan describes a replay of the checkouts topic: event time from from to
@@ -130,7 +131,7 @@ func (rg region) record(rnd *rand.Rand, p plan, at, delay time.Duration) (engine
 		return engine.Arrival{}, false
 	}
 	key := fmt.Sprintf("%s-kiosk-%d", rg.name, rnd.Uint32())
-	if rnd.IntN(rg.kioskRate) < rg.tillShare {
+	if rnd.IntN(rg.outOf) < rg.tillShare {
 		key = fmt.Sprintf("%s-till-%d", rg.name, rnd.IntN(rg.tills))
 	}
 	e := kit.Event{ID: fmt.Sprintf("%s-%d-%d", rg.name, at.Milliseconds(), rnd.Uint32()), Key: key, TS: ts, Value: 1 + rnd.Int64N(50)}
