@@ -41,12 +41,12 @@ const (
 // Records come every minEvery to maxEvery of processing time, each delivered
 // minDelay to maxDelay after its scan.
 type region struct {
-	name                 string
-	partition            int
-	minEvery, maxEvery   time.Duration
-	minDelay, maxDelay   time.Duration
-	tills                int // the region's tills: keys that come back (the rest are one-off kiosk scans)
-	tillShare, kioskRate int // a record is a till's with probability tillShare/kioskRate
+	name               string
+	partition          int
+	minEvery, maxEvery time.Duration
+	minDelay, maxDelay time.Duration
+	tills              int // the region's tills: keys that come back (the rest are one-off kiosk scans)
+	tillShare, outOf   int // a record is a till's with probability tillShare/outOf
 }
 
 // The regions with data, and the new one that goes live on partition 2 in
@@ -67,6 +67,7 @@ var todaysRegions = []region{na, eu, apac, latam}
 // span is a range [from, until) of event time.
 type span struct{ from, until int64 }
 
+// has reports whether ts is in the span.
 func (s span) has(ts int64) bool { return ts >= s.from && ts < s.until }
 
 // plan describes a replay of the checkouts topic: event time from from to
@@ -90,7 +91,7 @@ type scenario struct {
 }
 
 // returnPair is a LATAM till that scans once and comes back returnInside
-// before its session would end, after 44 s in which LATAM delivered nothing.
+// before its session would end (see latamReturns).
 type returnPair struct{ first, back engine.Arrival }
 
 // build generates the replay from rnd.
@@ -130,7 +131,7 @@ func (rg region) record(rnd *rand.Rand, p plan, at, delay time.Duration) (engine
 		return engine.Arrival{}, false
 	}
 	key := fmt.Sprintf("%s-kiosk-%d", rg.name, rnd.Uint32())
-	if rnd.IntN(rg.kioskRate) < rg.tillShare {
+	if rnd.IntN(rg.outOf) < rg.tillShare {
 		key = fmt.Sprintf("%s-till-%d", rg.name, rnd.IntN(rg.tills))
 	}
 	e := kit.Event{ID: fmt.Sprintf("%s-%d-%d", rg.name, at.Milliseconds(), rnd.Uint32()), Key: key, TS: ts, Value: 1 + rnd.Int64N(50)}
@@ -138,58 +139,84 @@ func (rg region) record(rnd *rand.Rand, p plan, at, delay time.Duration) (engine
 }
 
 // returnInside is how long before its session would end a planted LATAM
-// till comes back: well within the head start a too-short idle timeout
-// gives the watermark over LATAM's records (see latamReturns).
-const returnInside = 5 * second
+// till comes back: well within the head start a watermark that runs ahead
+// of LATAM gets over its records (see latamReturns).
+const returnInside = 1 * second
 
-// latamReturns plants, every 12 minutes of event time, a LATAM till that
-// scans once and comes back returnInside before its session would end, the
-// comeback delivered after a 44 s silence of LATAM's (within its normal 20
-// to 45 s). It returns the slots with the pairs in them, and the pairs.
+// latamReturns plants, every 2 minutes of event time, a LATAM till that
+// scans once and comes back returnInside before its session would end, its
+// comeback delivered as late as the source allows (65 s after its scan,
+// so its session ends 64 s before the comeback arrives), and a silence of
+// LATAM's of 44 s (within its normal 20 to 45 s) before it. It returns the
+// slots with the pairs in them, and the pairs. The pairs alternate between
+// two shapes of silence:
 //
-// With an idle timeout longer than LATAM's silences, LATAM holds the
-// watermark at its own, about a minute and 20 s behind the clock, and the
-// comeback merges into the session. With one of 30 s, LATAM is idle at the
-// last emission before the comeback (at least 34 s into the silence): the
-// watermark is then NA's, EU's and APAC's, at least 37 s behind the clock
-// (their records come every 15 s at most, 2 s late at most, minus 20 s of
-// out-of-orderness), while the comeback is stamped 60 to 65 s before it
-// arrives: the watermark has passed the first session's end by 18 s or
-// more, it fired, and the comeback opens a second session.
+//   - right before the comeback. With an idle timeout of 30 s LATAM is idle
+//     at the last emission before the comeback (at least 34 s into the
+//     silence): the watermark is then NA's, EU's and APAC's, at most 37 s
+//     behind the clock (their records come every 15 s at most, 2 s late at
+//     most, minus 20 s of out-of-orderness), 27 s past the session's end:
+//     the session fires, and the comeback opens a second one.
+//   - ending 26 s before the comeback, so that something the job does 30 to
+//     44 s into a silence (a made-up heartbeat, say) has an emission after
+//     it and before the comeback: a watermark for LATAM stamped "now" is
+//     then 40 s past the session's end.
+//
+// With an idle timeout longer than LATAM's silences and no made-up
+// records, LATAM holds the watermark at its own, a minute and 20 s behind
+// the clock, and every comeback merges into its session.
 func latamReturns(rnd *rand.Rand, p plan, rg region, slots []engine.Arrival) ([]engine.Arrival, []returnPair) {
 	var pairs []returnPair
+	planted := map[string]bool{} // IDs of the planted records: no later pair may move them
 	for k := int64(1); ; k++ {
-		i := slices.IndexFunc(slots, func(a engine.Arrival) bool { return a.Event.TS >= p.from+k*12*minute })
+		i := slices.IndexFunc(slots, func(a engine.Arrival) bool { return a.Event.TS >= p.from+k*2*minute && !planted[a.Event.ID] })
 		if i < 0 {
 			return slots, pairs
 		}
 		first := slots[i]
 		key := fmt.Sprintf("latam-till-back-%d", k)
 		first.Event.Key = key
-		delay := between(rnd, rg.minDelay, rg.maxDelay)
 		backTS := first.Event.TS + sessionGap - returnInside
-		backAt := time.Duration(backTS-p.from)*time.Millisecond + delay
 		if backTS >= p.until-5*minute {
 			return slots, pairs
 		}
+		backAt := time.Duration(backTS-p.from)*time.Millisecond + rg.maxDelay
 		back := engine.Arrival{Partition: rg.partition, At: backAt,
 			Event: kit.Event{ID: key + "-back", Key: key, TS: backTS, Value: 1 + rnd.Int64N(50)}}
-		// LATAM says nothing for 44 s before the comeback: drop its records
-		// in that time, and deliver a kiosk scan 44 s before unless one came
-		// exactly then. The silence before that scan stays within 45 s: the
-		// record after the last one kept came within 45 s of it.
-		filler := backAt - 44*time.Second
-		kept := slices.DeleteFunc(slots, func(a engine.Arrival) bool { return a.At > filler && a.At <= backAt })
-		slots = kept
-		if j := slices.IndexFunc(slots, func(a engine.Arrival) bool { return a.At >= filler }); j < 0 || slots[j].At != filler {
-			if a, ok := rg.record(rnd, p, filler, between(rnd, rg.minDelay, rg.maxDelay)); ok {
-				a.Event.Key = fmt.Sprintf("latam-kiosk-filler-%d", k)
-				slots = append(slots, a)
-			}
+		// LATAM says nothing for 44 s, from quietFrom to quietUntil: drop
+		// its records in that time, and deliver a kiosk scan at each end
+		// (the comeback itself ends a silence right before it). The
+		// silences next to it stay within 45 s: each record came within
+		// 45 s of the one before. A pair whose silence would drop a planted
+		// record is left out.
+		quietUntil := backAt
+		if k%2 == 0 {
+			quietUntil = backAt - 26*time.Second
+		}
+		quietFrom := quietUntil - 44*time.Second
+		silenced := func(a engine.Arrival) bool { return a.At > quietFrom && a.At <= quietUntil }
+		if slices.ContainsFunc(slots, func(a engine.Arrival) bool { return silenced(a) && planted[a.Event.ID] }) {
+			continue
 		}
 		slots[i] = first
+		slots = slices.DeleteFunc(slots, silenced)
+		ends := []time.Duration{quietFrom}
+		if quietUntil != backAt {
+			ends = append(ends, quietUntil)
+		}
+		for n, at := range ends {
+			if slices.ContainsFunc(slots, func(a engine.Arrival) bool { return a.At == at }) {
+				continue
+			}
+			if a, ok := rg.record(rnd, p, at, between(rnd, rg.minDelay, rg.maxDelay)); ok {
+				a.Event.Key = fmt.Sprintf("latam-kiosk-filler-%d-%d", k, n)
+				slots = append(slots, a)
+				planted[a.Event.ID] = true
+			}
+		}
 		slots = append(slots, back)
 		slices.SortStableFunc(slots, func(a, b engine.Arrival) int { return cmp.Compare(a.At, b.At) })
+		planted[first.Event.ID], planted[back.Event.ID] = true, true
 		pairs = append(pairs, returnPair{first, back})
 	}
 }

@@ -52,8 +52,9 @@ const (
 
 	// maxDeliveryDelay is the source's contract: every record reaches the
 	// job at most this long after its scan (LATAM's gateway is the slowest,
-	// 60 to 65 s; the other regions deliver within 2 s). It is a fact about
-	// the source, not a setting: it enters CommittedLatency, not the config.
+	// 60 to 65 s; the other regions' records come within 20 s). It is a
+	// fact about the source, not a setting: it enters CommittedLatency, not
+	// the config.
 	maxDeliveryDelay = 65 * time.Second
 )
 
