@@ -30,7 +30,7 @@ import (
 // an instructor who builds `de` from the course's tagged version sees every
 // suite, bind, kit or helper file a student changed, removed or added.
 //
-//go:embed drills/catalog.json
+//go:embed drills/catalog.json drills/*/README.md drills/*/EXPLAIN.md all:drills/*/_job drills/*/*.go
 //go:embed go.mod stages/catalog.json stages/*/README.md all:stages/*/_skeleton stages/*/*.go kit/*.go internal/suite/*.go internal/windowtest/*.go internal/crashfs/*.go
 var Files embed.FS
 

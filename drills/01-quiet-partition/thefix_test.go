@@ -15,7 +15,7 @@ import (
 	"github.com/flk-byo/course/kit"
 )
 
-// TestFixCommitsEverySessionWithinTheSLA certifies that, from 13:30 into APAC's maintenance window (quiet from 14:00), every session is committed exactly once, with the right count and sum, within 240 s of its end.
+// TestFixCommitsEverySessionWithinTheSLA certifies that from 13:30 into APAC's maintenance window (quiet from 14:00), every session is committed exactly once, with the right count and sum, within 240 s of its end.
 //
 // The replay runs from 13:30 to 14:30. It catches a timeout that is long
 // enough to look safe and too long for the SLA: the empty partitions hold

@@ -15,7 +15,7 @@
 //     engine, for a learner who has not passed those stages yet, and for
 //     the course's own checks (-tags solution).
 //
-// Which says which one a build bound, for `de drill` to print.
+// de says which engine a run uses: it picks the tags.
 //
 // Only the platform's defaults are defined here (DefaultIdleTimeout): the
 // rest is the engine's, unchanged.

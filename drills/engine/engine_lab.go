@@ -4,9 +4,6 @@ package engine
 
 import impl "github.com/flk-byo/course/lab"
 
-// Which names the engine this build binds: the learner's package lab.
-const Which = "your engine (package lab)"
-
 // The stage 07 and 08 API a drill's job and tests use, and stage 05's steps
 // and reader, bound to the learner's package lab.
 type (

@@ -4,9 +4,6 @@ package engine
 
 import impl "github.com/flk-byo/course/solutions"
 
-// Which names the engine this build binds: the reference, package solutions.
-const Which = "the reference engine (package solutions)"
-
 // The stage 07 and 08 API a drill's job and tests use, and stage 05's steps
 // and reader, bound to the reference, package solutions.
 type (
