@@ -17,6 +17,10 @@ import (
 //     for each stage NN-slug its card (README.md), its skeleton files
 //     (_skeleton/, copied into lab/ by `de start`) and its Go files (suites,
 //     bind files, doc: read for the line each test certifies);
+//   - the drills: their catalogue (drills/catalog.json) and for each drill
+//     NN-slug its card, its worked explanation (EXPLAIN.md), its broken job
+//     (_job/, copied into lab/drills/ by `de drill start`) and its Go files,
+//     and the engine binding drills/engine its job compiles against;
 //   - the Go files of kit and of the suite helpers internal/suite,
 //     internal/windowtest and internal/crashfs.
 //
@@ -26,8 +30,19 @@ import (
 // an instructor who builds `de` from the course's tagged version sees every
 // suite, bind, kit or helper file a student changed, removed or added.
 //
+//go:embed drills/catalog.json drills/*/README.md drills/*/EXPLAIN.md all:drills/*/_job drills/*/*.go
 //go:embed go.mod stages/catalog.json stages/*/README.md all:stages/*/_skeleton stages/*/*.go kit/*.go internal/suite/*.go internal/windowtest/*.go internal/crashfs/*.go
 var Files embed.FS
+
+// Drills returns the drills' content, rooted at the drills folder: what
+// internal/catalog's LoadDrills reads.
+func Drills() fs.FS {
+	sub, err := fs.Sub(Files, "drills")
+	if err != nil {
+		panic(err) // a constant, valid path: unreachable
+	}
+	return sub
+}
 
 // Stages returns the course content, rooted at the stages folder: what
 // internal/catalog reads.

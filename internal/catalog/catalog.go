@@ -26,7 +26,12 @@ const Course = "FLK-BYO"
 type Catalog struct {
 	Title  string
 	Stages []Stage
+	// Drills are the incident drills (drills/catalog.json): small broken
+	// jobs on the course's engine, outside the stages' progression. They
+	// are Stages of the Drill track, numbered among themselves.
+	Drills []Stage
 	fsys   fs.FS
+	drills fs.FS // rooted at the drills folder; nil until LoadDrills
 }
 
 // Stage is one stage of the course. Its number is its position in the
@@ -59,6 +64,13 @@ type Stage struct {
 	// that a lab may use once it has reached this stage (a stage whose
 	// lesson is a library, such as an embedded store).
 	LabImports []string
+
+	// Needs, for a drill, are the IDs of the stages whose code its job runs
+	// on: once the learner has passed them all, de runs the drill on the
+	// learner's engine, else on the reference's. JobPackage is the name of
+	// the job's package, copied to lab/drills/<JobPackage>.
+	Needs      []string
+	JobPackage string
 }
 
 // Track is the part of the course a stage belongs to. The core comes first
@@ -70,19 +82,45 @@ type Track string
 const (
 	Core      Track = "core"      // catalog.json: no "track", or "track": "core"
 	Extension Track = "extension" // catalog.json: "track": "extension"
+	Drill     Track = "drill"     // drills/catalog.json: every drill
 )
 
 // tracks are the tracks in course order.
 var tracks = []Track{Core, Extension}
 
-// ID returns the stage's folder name, e.g. "02-keyed-partitioning".
-func (s Stage) ID() string { return fmt.Sprintf("%02d-%s", s.Number, s.Slug) }
+// ID returns the stage's folder name, e.g. "02-keyed-partitioning"; a
+// drill's is its folder relative to the course root,
+// "drills/01-quiet-partition", so that progress tells the two apart.
+func (s Stage) ID() string {
+	if s.Track == Drill {
+		return s.Dir()
+	}
+	return s.folder()
+}
 
-// Ref returns the name a learner types, e.g. "FLK-BYO/02".
-func (s Stage) Ref() string { return fmt.Sprintf("%s/%02d", Course, s.Number) }
+// folder is the name of the stage's folder: "02-keyed-partitioning".
+func (s Stage) folder() string { return fmt.Sprintf("%02d-%s", s.Number, s.Slug) }
+
+// Ref returns the name a learner types, e.g. "FLK-BYO/02"; for a drill its
+// slug, as de drill takes it.
+func (s Stage) Ref() string {
+	if s.Track == Drill {
+		return "drill " + s.Slug
+	}
+	return fmt.Sprintf("%s/%02d", Course, s.Number)
+}
 
 // Dir returns the stage's folder relative to the course root, slash-separated.
-func (s Stage) Dir() string { return "stages/" + s.ID() }
+func (s Stage) Dir() string {
+	if s.Track == Drill {
+		return "drills/" + s.folder()
+	}
+	return "stages/" + s.folder()
+}
+
+// JobDir returns where a drill's job lives in the learner's tree,
+// slash-separated: "lab/drills/quietpartition".
+func (s Stage) JobDir() string { return "lab/drills/" + s.JobPackage }
 
 // Package returns the go test package pattern for the stage, e.g. "./stages/01-windows".
 func (s Stage) Package() string { return "./" + s.Dir() }
@@ -143,6 +181,94 @@ func Load(fsys fs.FS) (*Catalog, error) {
 	return c, nil
 }
 
+type drillFile struct {
+	Format int `json:"format"`
+	Drills []struct {
+		Slug    string   `json:"slug"`
+		Title   string   `json:"title"`
+		Symptom string   `json:"symptom"`
+		Points  int      `json:"points"`
+		Ready   bool     `json:"ready"`
+		Needs   []string `json:"needs"`
+		Package string   `json:"package"`
+	} `json:"drills"`
+}
+
+// LoadDrills reads the drills' catalogue, catalog.json in fsys (rooted at
+// the drills folder), into c.Drills. Each drill needs stages of c by ID.
+func (c *Catalog) LoadDrills(fsys fs.FS) error {
+	data, err := fs.ReadFile(fsys, "catalog.json")
+	if err != nil {
+		return fmt.Errorf("drills catalog: %w", err)
+	}
+	var f drillFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return fmt.Errorf("drills catalog: catalog.json: %w", err)
+	}
+	if f.Format != 1 {
+		return fmt.Errorf("drills catalog: catalog.json has format %d; this de reads format 1", f.Format)
+	}
+	c.drills, c.Drills = fsys, nil
+	for i, d := range f.Drills {
+		if d.Slug == "" || d.Title == "" || d.Package == "" {
+			return fmt.Errorf("drills catalog: drill %d has no slug, title or package", i+1)
+		}
+		for _, id := range d.Needs {
+			if _, ok := c.ByID(id); !ok {
+				return fmt.Errorf("drills catalog: drill %d (%s) needs stage %q, which the catalogue does not have", i+1, d.Slug, id)
+			}
+		}
+		c.Drills = append(c.Drills, Stage{
+			Number: i + 1, Slug: d.Slug, Title: d.Title, Concept: d.Symptom,
+			Points: d.Points, Ready: d.Ready, Track: Drill, Needs: d.Needs, JobPackage: d.Package,
+		})
+	}
+	return nil
+}
+
+// ResolveDrill finds the drill a learner named: "quiet-partition",
+// "01-quiet-partition", "01" or "1". A drill not ready is an error, as an
+// unknown name is, which lists the drills there are.
+func (c *Catalog) ResolveDrill(name string) (Stage, error) {
+	arg := strings.ToLower(strings.TrimSpace(name))
+	var names []string
+	for _, d := range c.Drills {
+		if !d.Ready {
+			continue
+		}
+		names = append(names, d.Slug)
+		if arg == d.Slug || arg == d.folder() || arg == d.ID() {
+			return d, nil
+		}
+		if n, err := strconv.Atoi(arg); err == nil && n == d.Number {
+			return d, nil
+		}
+	}
+	if len(names) == 0 {
+		return Stage{}, errors.New("this version of the course has no drills yet")
+	}
+	return Stage{}, fmt.Errorf("unknown drill %q; the drills are %s (de drill list)", name, strings.Join(names, ", "))
+}
+
+// ReadyDrills returns the drills in this version of the course, in order.
+func (c *Catalog) ReadyDrills() []Stage {
+	var out []Stage
+	for _, d := range c.Drills {
+		if d.Ready {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// content returns the files of a stage or drill and its folder in them.
+func (c *Catalog) content(s Stage) (fs.FS, string) {
+	if s.Track == Drill {
+		return c.drills, s.folder()
+	}
+	return c.fsys, s.folder()
+}
+
 // Tracks returns the tracks that have stages, in course order.
 func (c *Catalog) Tracks() []Track {
 	var out []Track
@@ -177,8 +303,12 @@ func (c *Catalog) TrackEnd(t Track) int {
 }
 
 // Position returns where a stage stands in its track, as its card's title
-// and de test's summary say it: "Stage 3 of 8", "Stage 9 of 12".
+// and de test's summary say it: "Stage 3 of 8", "Stage 9 of 12"; a drill's
+// is "Drill 1 of 6".
 func (c *Catalog) Position(s Stage) string {
+	if s.Track == Drill {
+		return fmt.Sprintf("Drill %d of %d", s.Number, len(c.Drills))
+	}
 	return fmt.Sprintf("Stage %d of %d", s.Number, c.TrackEnd(s.Track))
 }
 
@@ -239,6 +369,21 @@ func (c *Catalog) ByID(id string) (Stage, bool) {
 	for _, s := range c.Stages {
 		if s.ID() == id {
 			return s, true
+		}
+	}
+	return Stage{}, false
+}
+
+// Find returns the stage or the drill with the given ID ("01-windows",
+// "drills/01-quiet-partition"): what a mutant's folder or a progress
+// entry names.
+func (c *Catalog) Find(id string) (Stage, bool) {
+	if s, ok := c.ByID(id); ok {
+		return s, true
+	}
+	for _, d := range c.Drills {
+		if d.ID() == id {
+			return d, true
 		}
 	}
 	return Stage{}, false
@@ -313,7 +458,8 @@ func (c *Catalog) list() string {
 
 // Card returns the parsed stage card (README.md in the stage folder).
 func (c *Catalog) Card(s Stage) (Card, error) {
-	data, err := fs.ReadFile(c.fsys, path.Join(s.ID(), "README.md"))
+	fsys, dir := c.content(s)
+	data, err := fs.ReadFile(fsys, path.Join(dir, "README.md"))
 	if err != nil {
 		return Card{}, fmt.Errorf("stage %s card: %w", s.ID(), err)
 	}
@@ -323,8 +469,12 @@ func (c *Catalog) Card(s Stage) (Card, error) {
 // SkeletonFiles returns the names of the stage's skeleton files, which
 // `de start` copies into lab/. A stage may have none (it only extends the
 // behaviour of earlier files).
+//
+// A drill's skeleton is its broken job (_job/), which de drill start
+// copies into the drill's JobDir.
 func (c *Catalog) SkeletonFiles(s Stage) ([]string, error) {
-	entries, err := fs.ReadDir(c.fsys, path.Join(s.ID(), "_skeleton"))
+	fsys, dir := c.content(s)
+	entries, err := fs.ReadDir(fsys, path.Join(dir, skeletonDir(s)))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
@@ -342,7 +492,27 @@ func (c *Catalog) SkeletonFiles(s Stage) ([]string, error) {
 
 // SkeletonFile returns the contents of one skeleton file.
 func (c *Catalog) SkeletonFile(s Stage, name string) ([]byte, error) {
-	return fs.ReadFile(c.fsys, path.Join(s.ID(), "_skeleton", name))
+	fsys, dir := c.content(s)
+	return fs.ReadFile(fsys, path.Join(dir, skeletonDir(s), name))
+}
+
+// skeletonDir is the folder of a stage's skeleton, or of a drill's job.
+func skeletonDir(s Stage) string {
+	if s.Track == Drill {
+		return "_job"
+	}
+	return "_skeleton"
+}
+
+// Explain returns a drill's worked explanation (EXPLAIN.md in its folder),
+// which de drill explain shows once the drill has passed.
+func (c *Catalog) Explain(s Stage) (string, error) {
+	fsys, dir := c.content(s)
+	data, err := fs.ReadFile(fsys, path.Join(dir, "EXPLAIN.md"))
+	if err != nil {
+		return "", fmt.Errorf("drill %s explanation: %w", s.Slug, err)
+	}
+	return string(data), nil
 }
 
 // MarkdownTable renders the stage table that README.md shows between its
@@ -363,6 +533,53 @@ func (c *Catalog) MarkdownTable() string {
 			}
 			fmt.Fprintf(&b, "| %02d | `de start %s` | %s | %s |\n", s.Number, s.Ref(), title, s.Concept)
 		}
+	}
+	return b.String()
+}
+
+// Tags under which de runs a drill: the learner's job on the learner's
+// engine, or on the reference's (drills/engine binds package solutions
+// under drillref).
+const (
+	DrillOwnEngine       = "lab"
+	DrillReferenceEngine = "lab,drillref"
+)
+
+// DrillEngine returns the build tags a drill's job runs under for a
+// learner whose passed stages passed reports: their own engine once every
+// stage the drill needs has passed (DrillOwnEngine), else the reference's
+// (DrillReferenceEngine), with the stages still to pass.
+func (c *Catalog) DrillEngine(d Stage, passed func(id string) bool) (tags string, missing []Stage) {
+	for _, id := range d.Needs {
+		if !passed(id) {
+			st, _ := c.ByID(id)
+			missing = append(missing, st)
+		}
+	}
+	if len(missing) > 0 {
+		return DrillReferenceEngine, missing
+	}
+	return DrillOwnEngine, nil
+}
+
+// DrillsMarkdownTable renders the drills' table that README.md shows
+// between its "drills:begin" and "drills:end" markers; a test keeps the two
+// equal.
+func (c *Catalog) DrillsMarkdownTable() string {
+	var b strings.Builder
+	b.WriteString("| drill | start with | the symptom | builds on |\n|---|---|---|---|\n")
+	for _, d := range c.Drills {
+		title := d.Title
+		if !d.Ready {
+			title += " (coming soon)"
+		}
+		var needs []string
+		for _, id := range d.Needs {
+			if st, ok := c.ByID(id); ok {
+				needs = append(needs, st.Ref())
+			}
+		}
+		fmt.Fprintf(&b, "| %02d %s | `de drill start %s` | %s | %s |\n", d.Number, title, d.Slug, d.Concept, strings.Join(needs, ", "))
 	}
 	return b.String()
 }

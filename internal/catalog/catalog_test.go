@@ -130,18 +130,24 @@ func TestCourseContent(t *testing.T) {
 	}
 }
 
-// TestReadmeTableMatchesCatalog keeps README's stage table generated from
-// the catalogue: one description of the course, not two.
+// TestReadmeTableMatchesCatalog keeps README's stage and drill tables
+// generated from the catalogues: one description of the course, not two.
 func TestReadmeTableMatchesCatalog(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
-	const begin, end = "<!-- stages:begin -->\n", "<!-- stages:end -->"
-	_, rest, ok := strings.Cut(string(readme), begin)
-	require.True(t, ok, "README.md has no %q marker", begin)
-	table, _, ok := strings.Cut(rest, end)
-	require.True(t, ok, "README.md has no %q marker", end)
-	want := load(t).MarkdownTable()
-	assert.Equal(t, want, table, "README's stage table differs from stages/catalog.json; replace it with:\n%s", want)
+	cat := load(t)
+	require.NoError(t, cat.LoadDrills(course.Drills()))
+	for _, tc := range []struct{ name, want string }{
+		{"stages", cat.MarkdownTable()},
+		{"drills", cat.DrillsMarkdownTable()},
+	} {
+		begin, end := "<!-- "+tc.name+":begin -->\n", "<!-- "+tc.name+":end -->"
+		_, rest, ok := strings.Cut(string(readme), begin)
+		require.True(t, ok, "README.md has no %q marker", begin)
+		table, _, ok := strings.Cut(rest, end)
+		require.True(t, ok, "README.md has no %q marker", end)
+		assert.Equal(t, tc.want, table, "README's %s table differs from the catalogue; replace it with:\n%s", tc.name, tc.want)
+	}
 }
 
 // TestCardTitlesCountTheirOwnTrack pins the course's numbering policy: a core

@@ -21,7 +21,8 @@ type TestDoc struct {
 // Tests returns the tests of a stage's suite in source order (files by
 // name), read from the embedded suite sources.
 func (c *Catalog) Tests(s Stage) ([]TestDoc, error) {
-	names, err := fs.Glob(c.fsys, path.Join(s.ID(), "*_test.go"))
+	fsys, dir := c.content(s)
+	names, err := fs.Glob(fsys, path.Join(dir, "*_test.go"))
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +30,7 @@ func (c *Catalog) Tests(s Stage) ([]TestDoc, error) {
 	fset := token.NewFileSet()
 	var docs []TestDoc
 	for _, name := range names {
-		src, err := fs.ReadFile(c.fsys, name)
+		src, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, err
 		}

@@ -104,7 +104,9 @@ var quietFailure = &exitError{code: ExitFailed}
 // maxArgs is how many arguments each command takes (absent: none). A
 // command given more says so instead of ignoring them: de hint FLK-BYO/05
 // must not quietly spend a hint of the current stage.
-var maxArgs = map[string]int{"start": 1, "solution": 1, "demo": 1, "completion": 1, "template": 1}
+// Subcommands go by their full name: "drill start".
+var maxArgs = map[string]int{"start": 1, "solution": 1, "demo": 1, "completion": 1, "classroom template": 1,
+	"drill start": 1, "drill test": 1, "drill hint": 1, "drill explain": 1}
 
 // argsHint says, for a command that takes no arguments, what to do instead.
 var argsHint = map[string]string{
@@ -118,8 +120,9 @@ var argsHint = map[string]string{
 // strictArgs makes cmd and its subcommands reject arguments they do not
 // take, and report a usage error (an unknown flag, a bad value) as one
 // line instead of the whole help page.
-func strictArgs(cmd *ucli.Command) {
-	name := cmd.Name
+// parent is the full name of cmd's parent command, "" at the top.
+func strictArgs(cmd *ucli.Command, parent string) {
+	name := strings.TrimSpace(parent + " " + cmd.Name)
 	if _, ok := maxArgs[name]; !ok && len(cmd.Subcommands) == 0 {
 		before := cmd.Before
 		cmd.Before = func(c *ucli.Context) error {
@@ -137,10 +140,10 @@ func strictArgs(cmd *ucli.Command) {
 		}
 	}
 	cmd.OnUsageError = func(c *ucli.Context, err error, _ bool) error {
-		return fmt.Errorf("%v: see de %s --help", err, cmd.FullName())
+		return fmt.Errorf("%v: see de %s --help", err, name)
 	}
 	for _, sub := range cmd.Subcommands {
-		strictArgs(sub)
+		strictArgs(sub, name)
 	}
 }
 
@@ -166,7 +169,7 @@ func version() string {
 func newApp(io IO) *ucli.App {
 	app := newAppCommands(io)
 	for _, cmd := range app.Commands {
-		strictArgs(cmd)
+		strictArgs(cmd, "")
 	}
 	app.OnUsageError = func(c *ucli.Context, err error, _ bool) error {
 		return fmt.Errorf("%v: see de --help", err)
@@ -207,7 +210,7 @@ Examples:
 			demoCommand(io),
 			gradeCommand(io),
 			watchCommand(io), resetCommand(io), solutionCommand(io), completionCommand(io),
-			benchCommand(io), classroomCommand(io),
+			benchCommand(io), classroomCommand(io), drillCommand(io),
 		},
 	}
 }
@@ -229,6 +232,9 @@ func loadEnv(io IO) (*env, error) {
 	}
 	cat, err := catalog.Load(course.Stages())
 	if err != nil {
+		return nil, err
+	}
+	if err := cat.LoadDrills(course.Drills()); err != nil {
 		return nil, err
 	}
 	prog, err := progress.Load(root)

@@ -24,10 +24,13 @@ func checkCommand(io IO) *ucli.Command {
 		Usage:    "prove each stage's tests fail on the untouched skeletons, or (--mutants) catch the classic mistakes (course maintainers, CI)",
 		Description: `For each ready stage N (or --stage N), composes the skeletons 01..N into a scratch
 lab/ in a copy of the course, compiles suites 01..N against it, and fails if any
-test of stage N passes there.
+test of stage N passes there. Then, for each ready drill (or --drill NAME), copies
+its untouched job into lab/drills/ of a copy of the course and fails if any of its
+TestReproduce tests passes there: the symptom must show before the fix.
 
 With --mutants, runs the catalogue of classic mistakes in mutants/ instead (or
-those of --stage N, or the one --mutant NAME): each mutant's suite runs on the
+those of --stage N or --drill NAME, or the one --mutant NAME; a drill's mutants
+are its classic wrong fixes, applied to its reference fix): each mutant's suite runs on the
 reference with that one mistake put in through go test -overlay, and the check
 fails naming every mutant that survives, is caught only by tests other than the
 ones it lists, or no longer applies to the reference.
@@ -36,9 +39,11 @@ Examples:
    de check                          the skeleton check, every ready stage
    de check --mutants                every mutant in mutants/
    de check --mutants --stage 3      the mutants of stage 03
-   de check --mutant end-inclusive   one mutant (also 01-windows/end-inclusive)`,
+   de check --mutant end-inclusive   one mutant (also 01-windows/end-inclusive)
+   de check --drill quiet-partition  one drill: its reproduce tests fail on the untouched job`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "stage", Usage: "check only stage `NN`"},
+			&ucli.StringFlag{Name: "drill", Usage: "check only the drill `NAME` (its reproduce tests must fail on the untouched job; with --mutants, its wrong fixes)"},
 			&ucli.BoolFlag{Name: "mutants", Usage: "run the catalogue of classic mistakes (mutants/) instead of the skeleton check"},
 			&ucli.StringFlag{Name: "mutant", Usage: "run only the mutant `NAME` (implies --mutants)"},
 			&ucli.BoolFlag{Name: "later", Usage: "with --mutants, also run the later stages' suites and name which of their tests catch each mutant"},
@@ -55,15 +60,28 @@ Examples:
 			if c.Bool("later") || c.IsSet("parallel") {
 				return fmt.Errorf("--later and --parallel go with --mutants")
 			}
-			sts := e.cat.Ready()
-			if name := c.String("stage"); name != "" {
-				st, err := e.cat.ResolveReady(name)
+			sts := slices.Concat(e.cat.Ready(), e.cat.ReadyDrills())
+			switch {
+			case c.String("stage") != "" && c.String("drill") != "":
+				return errors.New("--stage and --drill each name what to check: give one")
+			case c.String("stage") != "":
+				st, err := e.cat.ResolveReady(c.String("stage"))
 				if err != nil {
 					return err
 				}
 				sts = []catalog.Stage{st}
+			case c.String("drill") != "":
+				d, err := e.cat.ResolveDrill(c.String("drill"))
+				if err != nil {
+					return err
+				}
+				sts = []catalog.Stage{d}
 			}
 			results, err := skeletoncheck.Skeletons(c.Context, e.root, e.cat, sts, func(st catalog.Stage) {
+				if st.Track == catalog.Drill {
+					fmt.Fprintf(e.Stderr, "checking drill %s against its untouched job …\n", st.Slug)
+					return
+				}
 				fmt.Fprintf(e.Stderr, "checking %s against skeletons 01..%02d …\n", st.ID(), st.Number)
 			})
 			if err != nil {
@@ -109,8 +127,8 @@ func (e *env) checkMutants(c *ucli.Context) error {
 	}
 	var problems []string
 	for _, m := range all {
-		if _, ok := e.cat.ByID(m.Stage); !ok {
-			problems = append(problems, fmt.Sprintf("%s: %s/%s is not the folder of a stage in stages/catalog.json", m.ID(), mutantsDir, m.Stage))
+		if _, ok := e.cat.Find(m.Stage); !ok {
+			problems = append(problems, fmt.Sprintf("%s: %s/%s is not the folder of a stage in stages/catalog.json or of a drill in drills/catalog.json", m.ID(), mutantsDir, m.Stage))
 		}
 	}
 	if len(problems) > 0 {
@@ -125,12 +143,19 @@ func (e *env) checkMutants(c *ucli.Context) error {
 		}
 		stage = st.ID()
 	}
+	if name := c.String("drill"); name != "" {
+		d, err := e.cat.ResolveDrill(name)
+		if err != nil {
+			return err
+		}
+		stage = d.ID()
+	}
 	if stage == "" && c.String("mutant") == "" {
 		// A stage being written may have mutants before its suite catches
 		// them all: they run when it is named, and with every stage once it
 		// is ready.
 		all = slices.DeleteFunc(all, func(m mutants.Mutant) bool {
-			st, _ := e.cat.ByID(m.Stage)
+			st, _ := e.cat.Find(m.Stage)
 			return !st.Ready
 		})
 	}
@@ -149,6 +174,9 @@ func (e *env) checkMutants(c *ucli.Context) error {
 		opts.Packages = func(m mutants.Mutant) []string {
 			pkgs := []string{m.Package()}
 			own, _ := e.cat.ByID(m.Stage)
+			if m.Drill() {
+				return pkgs // a drill has no later stages
+			}
 			for _, st := range e.cat.ReadyAfter(own.Number) {
 				pkgs = append(pkgs, st.Package())
 			}

@@ -43,11 +43,13 @@ Examples:
    de grade                                  every started stage, as text
    de grade --all --format json -o grade.json
    de grade --stage 3 --format junit         stage 03 only, as JUnit XML
+   de grade --drill quiet-partition          one incident drill (on the lab's own engine)
    de grade --stage 1 --format classroom -o classroom.json --min-score 0
    de grade --min-score 80% --course ../alice`,
 		Flags: append(timeoutFlags(2*time.Minute, time.Minute), []ucli.Flag{
 			&ucli.StringSliceFlag{Name: "stage", Usage: "grade stage `NN` (repeat or comma-separate for several) instead of the started ones"},
 			&ucli.BoolFlag{Name: "all", Usage: "grade every stage of the course"},
+			&ucli.StringSliceFlag{Name: "drill", Usage: "grade the drill `NAME` too (repeat or comma-separate for several); without --stage or --all, only the drills"},
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "`text`, json, junit or classroom"},
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` (the text report still goes to stdout)"},
 			&ucli.StringFlag{Name: "min-score", Value: "100%", Usage: "exit 1 below this score: points (350) or a percentage of the graded stages' points (80%)"},
@@ -111,6 +113,13 @@ func classroomFailure(c *ucli.Context, io IO, cause error) {
 	if c.Bool("all") {
 		sts = cat.Ready()
 	}
+	if cat.LoadDrills(course.Drills()) == nil {
+		for _, n := range c.StringSlice("drill") {
+			if d, err := cat.ResolveDrill(n); err == nil {
+				sts = append(sts, d)
+			}
+		}
+	}
 	res := grade.ClassroomFailure(sts, cause)
 	var out bytes.Buffer
 	if grade.WriteClassroom(&out, res) == nil {
@@ -131,7 +140,7 @@ func classroomFailure(c *ucli.Context, io IO, cause error) {
 }
 
 func (e *env) grade(c *ucli.Context, format string) error {
-	sts, err := e.gradedStages(c.StringSlice("stage"), c.Bool("all"))
+	sts, err := e.gradedStages(c.StringSlice("stage"), c.Bool("all"), c.StringSlice("drill"))
 	if err != nil {
 		return err
 	}
@@ -207,11 +216,16 @@ func (e *env) grade(c *ucli.Context, format string) error {
 
 // gradedStages picks the stages to grade, in course order: --stage, else
 // --all, else every stage the progress file records as started or current.
-func (e *env) gradedStages(names []string, all bool) ([]catalog.Stage, error) {
+//
+// drills are the drills --drill names: graded after the stages, alone when
+// neither --stage nor --all is given. Without any of the three, the started
+// stages and drills are graded.
+func (e *env) gradedStages(names []string, all bool, drills []string) ([]catalog.Stage, error) {
 	var sts []catalog.Stage
 	switch {
 	case len(names) > 0 && all:
 		return nil, errors.New("use --stage or --all, not both")
+	case len(names) == 0 && !all && len(drills) > 0:
 	case len(names) > 0:
 		for _, n := range names {
 			st, err := e.cat.ResolveReady(n)
@@ -228,6 +242,22 @@ func (e *env) gradedStages(names []string, all bool) ([]catalog.Stage, error) {
 			if all || e.prog.Started[st.ID()] || e.prog.Current == st.ID() {
 				sts = append(sts, st)
 			}
+		}
+		if !all {
+			for _, d := range e.cat.ReadyDrills() {
+				if e.prog.Started[d.ID()] {
+					sts = append(sts, d)
+				}
+			}
+		}
+	}
+	for _, n := range drills {
+		d, err := e.cat.ResolveDrill(n)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(sts, func(s catalog.Stage) bool { return s.ID() == d.ID() }) {
+			sts = append(sts, d)
 		}
 	}
 	if len(sts) == 0 {

@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 
+	"github.com/flk-byo/course/internal/catalog"
+
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -25,6 +27,12 @@ func (e *env) hint() error {
 	if err != nil {
 		return err
 	}
+	return e.nextHint(st)
+}
+
+// nextHint reveals st's next hint (a stage's or a drill's) and records it,
+// or shows them all again once all are revealed.
+func (e *env) nextHint(st catalog.Stage) error {
 	card, err := e.cat.Card(st)
 	if err != nil {
 		return err
@@ -50,7 +58,11 @@ func (e *env) hint() error {
 	}
 	e.printf("%s\n\n%s\n", s.Bold(fmt.Sprintf("Hint %d of %d for %s: %s", shown+1, total, st.Ref(), h.Title)), e.markdown(h.Text))
 	if left := total - shown - 1; left > 0 {
-		e.printf("\n%s\n", s.Dim(fmt.Sprintf("%s left; run de hint again for the next.", plural(left, "more hint"))))
+		again := "de hint"
+		if st.Track == catalog.Drill {
+			again = "de drill hint " + st.Slug
+		}
+		e.printf("\n%s\n", s.Dim(fmt.Sprintf("%s left; run %s again for the next.", plural(left, "more hint"), again)))
 	}
 	return nil
 }

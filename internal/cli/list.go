@@ -42,6 +42,9 @@ func (e *env) list() {
 		}
 		e.printf("%s\n", s.Dim(line))
 	}
+	if drills := e.cat.ReadyDrills(); len(drills) > 0 {
+		e.printf("%s\n", s.Dim(fmt.Sprintf("incident drills: %d of %d passed (de drill list)", e.passed(drills), len(drills))))
+	}
 	for _, t := range e.cat.Tracks() {
 		e.printf("\n%s\n", s.Bold(e.cat.TrackHeading(t)))
 		for _, st := range e.cat.Track(t) {

@@ -61,24 +61,30 @@ type Copied struct {
 // never overwritten, whatever it contains: it is the learner's work. New
 // files are created exclusively (O_EXCL), so even a file that appears
 // concurrently is not clobbered.
+//
+// A drill's skeleton is its broken job, copied the same way into its own
+// folder under lab/ (Stage.JobDir).
 func CopySkeletons(root string, cat *catalog.Catalog, stages []catalog.Stage) (Copied, error) {
 	var c Copied
-	lab := filepath.Join(root, LabDir)
-	if err := os.MkdirAll(lab, 0o755); err != nil {
-		return c, fmt.Errorf("create lab/: %w", err)
-	}
 	for _, s := range stages {
+		dir := LabDir
+		if s.Track == catalog.Drill {
+			dir = s.JobDir()
+		}
+		if err := os.MkdirAll(filepath.Join(root, filepath.FromSlash(dir)), 0o755); err != nil {
+			return c, fmt.Errorf("create %s/: %w", dir, err)
+		}
 		names, err := cat.SkeletonFiles(s)
 		if err != nil {
 			return c, err
 		}
 		for _, name := range names {
-			rel := LabDir + "/" + name
+			rel := dir + "/" + name
 			data, err := cat.SkeletonFile(s, name)
 			if err != nil {
 				return c, fmt.Errorf("stage %s: %w", s.ID(), err)
 			}
-			f, err := os.OpenFile(filepath.Join(lab, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			f, err := os.OpenFile(filepath.Join(root, filepath.FromSlash(rel)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 			if errors.Is(err, fs.ErrExist) {
 				c.Kept = append(c.Kept, rel)
 				continue
@@ -100,10 +106,10 @@ func CopySkeletons(root string, cat *catalog.Catalog, stages []catalog.Stage) (C
 }
 
 // suiteParts are the parts of the course that running its suites needs.
-var suiteParts = []string{"go.mod", "go.sum", "kit", "internal", "stages", "solutions"}
+var suiteParts = []string{"go.mod", "go.sum", "kit", "internal", "stages", "drills", "solutions"}
 
 // CopyForSuites copies what running the course's suites needs (go.mod,
-// go.sum, kit, internal, stages, solutions; not lab/ or .de/) from root
+// go.sum, kit, internal, stages, drills, solutions; not lab/ or .de/) from root
 // into dst, for a scratch course that checks run in without touching the
 // learner's tree. A part root does not have is left out: a student
 // template has no solutions/.

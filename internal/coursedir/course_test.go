@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -86,4 +87,31 @@ func TestWriteTemplateFromAGitWorktree(t *testing.T) {
 			t.Errorf(".git a folder = %v: WriteTemplate wrote %q, want %q (everything but .git and the answers)", gitIsDir, written, want)
 		}
 	}
+}
+
+// TestCopySkeletonsCopiesADrillsJob checks that a drill's broken job goes to
+// its own folder, lab/drills/<package>, and, like a skeleton, never
+// replaces a file the learner has there.
+func TestCopySkeletonsCopiesADrillsJob(t *testing.T) {
+	cat, err := catalog.Load(course.Stages())
+	require.NoError(t, err)
+	require.NoError(t, cat.LoadDrills(fstest.MapFS{
+		"catalog.json":         {Data: []byte(`{"format": 1, "drills": [{"slug": "quiet", "title": "Quiet", "ready": true, "package": "quiet"}]}`)},
+		"01-quiet/_job/job.go": {Data: []byte("package quiet // broken\n")},
+		"01-quiet/_job/src.go": {Data: []byte("package quiet // source\n")},
+	}))
+	d := cat.Drills[0]
+	root := t.TempDir()
+	mine := filepath.Join(root, "lab", "drills", "quiet", "job.go")
+	require.NoError(t, os.MkdirAll(filepath.Dir(mine), 0o755))
+	require.NoError(t, os.WriteFile(mine, []byte("package quiet // my fix\n"), 0o644))
+
+	copied, err := coursedir.CopySkeletons(root, cat, []catalog.Stage{d})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"lab/drills/quiet/src.go"}, copied.Created)
+	assert.Equal(t, []string{"lab/drills/quiet/job.go"}, copied.Kept)
+	data, err := os.ReadFile(mine)
+	require.NoError(t, err)
+	assert.Equal(t, "package quiet // my fix\n", string(data), "the learner's fix is untouched")
+	assert.NoFileExists(t, filepath.Join(root, "lab", "job.go"), "a drill's job stays out of package lab")
 }

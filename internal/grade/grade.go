@@ -82,7 +82,7 @@ func (f LabFinding) String() string {
 
 // StageResult is one graded stage.
 type StageResult struct {
-	TaskID      int    `json:"task_id"` // the stage number
+	TaskID      int    `json:"task_id"` // the stage number; for a drill 100 + its number (TaskID)
 	Stage       string `json:"stage"`   // the stage ID, "03-lateness"
 	Ref         string `json:"ref"`     // "FLK-BYO/03"
 	Title       string `json:"title"`
@@ -105,6 +105,16 @@ type TestResult struct {
 	MaxPoints int     `json:"max_points"`
 	Certifies string  `json:"certifies,omitempty"`
 	Duration  float64 `json:"duration_seconds"`
+}
+
+// TaskID returns the task_id of a stage's results, its number, or of a
+// drill's, 100 + its number: drills are numbered among themselves, and a
+// report that grades both must keep them apart.
+func TaskID(st catalog.Stage) int {
+	if st.Track == catalog.Drill {
+		return 100 + st.Number
+	}
+	return st.Number
 }
 
 // Options describe one grading run.
@@ -174,6 +184,11 @@ type Checks struct {
 	Similar  []Similarity // how close each lab file is to the reference
 }
 
+// DrillEngine is the package, in the course module, that a drill's job
+// compiles against: the engine, bound to the learner's lab/ or to the
+// reference (see drills/engine).
+const DrillEngine = "drills/engine"
+
 // CheckLab checks the lab at root against internal/labpolicy's rules, with
 // the imports the catalogue allows, and returns its findings.
 func CheckLab(root string, cat *catalog.Catalog, pristine fs.FS) ([]LabFinding, error) {
@@ -184,6 +199,7 @@ func CheckLab(root string, cat *catalog.Catalog, pristine fs.FS) ([]LabFinding, 
 	found, err := labpolicy.Check(labpolicy.Options{
 		Root: root, Module: module,
 		AllowedImports: append([]string{module + "/kit"}, cat.LabImports()...),
+		DrillImports:   []string{module + "/" + DrillEngine},
 	})
 	if err != nil {
 		return nil, err
@@ -256,7 +272,7 @@ func Shares(points, n int) []int {
 }
 
 func gradeStage(st catalog.Stage, docs []catalog.TestDoc, changes []FileChange, findings []LabFinding, res *gotest.Result) (StageResult, []TestResult) {
-	sr := StageResult{TaskID: st.Number, Stage: st.ID(), Ref: st.Ref(), Title: st.Title, MaxPoints: st.Points, TestsTotal: len(docs)}
+	sr := StageResult{TaskID: TaskID(st), Stage: st.ID(), Ref: st.Ref(), Title: st.Title, MaxPoints: st.Points, TestsTotal: len(docs)}
 	var tampered []string
 	for _, c := range changes {
 		if c.Affects(st.ID()) {
@@ -294,7 +310,7 @@ func gradeStage(st catalog.Stage, docs []catalog.TestDoc, changes []FileChange, 
 	shares := Shares(st.Points, max(len(docs), 1))
 	var tests []TestResult
 	for i, d := range docs {
-		tr := TestResult{Name: d.Name, TaskID: st.Number, Stage: st.ID(), MaxPoints: shares[i], Certifies: d.Certifies}
+		tr := TestResult{Name: d.Name, TaskID: TaskID(st), Stage: st.ID(), MaxPoints: shares[i], Certifies: d.Certifies}
 		var t *gotest.Test
 		if pkg != nil {
 			if j := slices.IndexFunc(pkg.Tests, func(t gotest.Test) bool { return t.Name == d.Name }); j >= 0 {

@@ -76,6 +76,8 @@ func TestVerify(t *testing.T) {
 		"stages/01-a/a_test.go":        {Data: []byte("package a\n")},
 		"stages/01-a/bind_lab_test.go": {Data: []byte("package a\n")},
 		"stages/02-b/b_test.go":        {Data: []byte("package b\n")},
+		"drills/01-q/q_test.go":        {Data: []byte("package q\n")},
+		"drills/engine/engine_lab.go":  {Data: []byte("package engine\n")},
 	}
 	for _, tc := range []struct {
 		name string
@@ -105,6 +107,11 @@ func TestVerify(t *testing.T) {
 		{"go.mod", func(root string) {
 			write(t, root, "go.mod", "module x\nreplace y => ./y\n")
 		}, []string{"go.mod modified "}},
+		{"a drill's test, and the drills' engine binding", func(root string) {
+			write(t, root, "drills/01-q/q_test.go", "package q // edited\n")
+			write(t, root, "drills/01-q/zz_test.go", "package q\n")
+			write(t, root, "drills/engine/engine_lab.go", "package engine // edited\n")
+		}, []string{"drills/01-q/q_test.go modified drills/01-q", "drills/01-q/zz_test.go added drills/01-q", "drills/engine/engine_lab.go modified drills"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -124,6 +131,26 @@ func TestVerify(t *testing.T) {
 				t.Errorf("changes = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestChangeAffects pins whose credit a changed file withholds: a stage's
+// file its stage's, a drill's its drill's, the drills' engine binding every
+// drill's and no stage's, a shared file everyone's.
+func TestChangeAffects(t *testing.T) {
+	for _, tc := range []struct {
+		stage string
+		id    string
+		want  bool
+	}{
+		{"01-a", "01-a", true}, {"01-a", "02-b", false}, {"01-a", "drills/01-q", false},
+		{"drills/01-q", "drills/01-q", true}, {"drills/01-q", "drills/02-r", false}, {"drills/01-q", "01-a", false},
+		{"drills", "drills/01-q", true}, {"drills", "01-a", false},
+		{"", "01-a", true}, {"", "drills/01-q", true},
+	} {
+		if got := (FileChange{Stage: tc.stage}).Affects(tc.id); got != tc.want {
+			t.Errorf("a change of %q affects %q: %v, want %v", tc.stage, tc.id, got, tc.want)
+		}
 	}
 }
 

@@ -29,9 +29,11 @@ const (
 type FileChange struct {
 	Path   string `json:"path"`   // slash-separated, relative to the course root
 	Change Change `json:"change"` // modified, missing or added
-	// Stage is the ID of the one stage the file belongs to
-	// ("03-lateness"); empty when it is shared (go.mod, kit, suite
-	// helpers) and so affects every stage.
+	// Stage is the ID of the one stage or drill the file belongs to
+	// ("03-lateness", "drills/01-quiet-partition"); "drills" for the
+	// drills' shared engine binding, which affects every drill; empty
+	// when it is shared (go.mod, kit, suite helpers) and so affects every
+	// stage and drill.
 	Stage string `json:"stage,omitempty"`
 	Want  string `json:"sha256,omitempty"`       // the pristine file's SHA-256
 	Got   string `json:"found_sha256,omitempty"` // the student's file's SHA-256
@@ -39,7 +41,13 @@ type FileChange struct {
 
 // Affects reports whether the change withholds credit from the stage with
 // the given ID.
-func (c FileChange) Affects(stageID string) bool { return c.Stage == "" || c.Stage == stageID }
+func (c FileChange) Affects(stageID string) bool {
+	return c.Stage == "" || c.Stage == stageID || c.Stage == drillsShared && strings.HasPrefix(stageID, drillsShared+"/")
+}
+
+// drillsShared is the Stage of a change to the drills' shared engine
+// binding (drills/engine): it affects every drill and no stage.
+const drillsShared = "drills"
 
 // Manifest returns the SHA-256 (hex) of every graded file in pristine, by
 // slash-separated path: go.mod and every file the go tool compiles into a
@@ -143,11 +151,19 @@ func compiled(p string) bool {
 }
 
 // stageOf returns the stage ID of a file in a stage folder
-// ("stages/03-lateness/x_test.go" → "03-lateness"), or "" for a shared file.
+// ("stages/03-lateness/x_test.go" → "03-lateness") or the drill ID of a
+// file in a drill's folder ("drills/01-quiet-partition/x_test.go" →
+// "drills/01-quiet-partition"), drillsShared for the drills' engine
+// binding, or "" for a file every stage shares.
 func stageOf(p string) string {
 	parts := strings.Split(p, "/")
-	if len(parts) == 3 && parts[0] == "stages" {
+	switch {
+	case len(parts) == 3 && parts[0] == "stages":
 		return parts[1]
+	case len(parts) == 3 && parts[0] == "drills" && parts[1] == "engine":
+		return drillsShared
+	case len(parts) == 3 && parts[0] == "drills":
+		return "drills/" + parts[1]
 	}
 	return ""
 }

@@ -75,15 +75,55 @@ type Options struct {
 	// lab may use: kit always, and what the catalogue allows a stage
 	// (stages/catalog.json, "lab_imports").
 	AllowedImports []string
+	// DrillImports are what a drill's job (a package in lab/drills/) may
+	// import besides AllowedImports: the engine binding its drill compiles
+	// against. Its own lab/ and the course's other code stay off limits.
+	DrillImports []string
 }
 
 // Check parses the files of Root/lab that the go tool compiles with the
-// build tag "lab" (tests excluded: stage suites never compile them) and
-// returns every finding, sorted by position. A lab folder that does not
-// exist has no findings. The error is for a lab that cannot be read or
-// parsed; a lab that does not compile is go test's to report.
+// build tag "lab" (tests excluded: stage suites never compile them), and
+// those of each drill's job in Root/lab/drills/NAME, and returns every
+// finding, sorted by position. A lab folder that does not exist has no
+// findings. The error is for a lab that cannot be read or parsed; a lab
+// that does not compile is go test's to report.
 func Check(o Options) ([]Finding, error) {
-	dir := filepath.Join(o.Root, "lab")
+	out, err := checkDir(o, "lab", "a lab may import only the standard library and kit")
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := os.ReadDir(filepath.Join(o.Root, "lab", "drills"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("lab policy: %w", err)
+	}
+	drill := o
+	drill.AllowedImports = slices.Concat(o.AllowedImports, o.DrillImports)
+	for _, job := range jobs {
+		if !job.IsDir() {
+			continue
+		}
+		found, err := checkDir(drill, "lab/drills/"+job.Name(), "a drill's job may import only the standard library, kit and its engine binding")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, found...)
+	}
+	slices.SortFunc(out, func(a, b Finding) int {
+		if c := strings.Compare(a.Pos.Filename, b.Pos.Filename); c != 0 {
+			return c
+		}
+		if a.Pos.Line != b.Pos.Line {
+			return a.Pos.Line - b.Pos.Line
+		}
+		return a.Pos.Column - b.Pos.Column
+	})
+	return out, nil
+}
+
+// checkDir checks the package in folder folder (slash-separated, from Root);
+// only says what it may import, for the findings of an import.
+func checkDir(o Options, folder, only string) ([]Finding, error) {
+	dir := filepath.Join(o.Root, filepath.FromSlash(folder))
 	ctx := build.Default
 	ctx.BuildTags = []string{"lab"}
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
@@ -97,7 +137,7 @@ func Check(o Options) ([]Finding, error) {
 	case err != nil && pkg == nil:
 		return nil, fmt.Errorf("lab policy: %w", err)
 	}
-	rel := func(name string) string { return filepath.ToSlash(filepath.Join("lab", name)) }
+	rel := func(name string) string { return folder + "/" + name }
 
 	var out []Finding
 	// Files the go tool builds into the package that are not Go: assembly,
@@ -117,19 +157,10 @@ func Check(o Options) ([]Finding, error) {
 		if err != nil {
 			return nil, fmt.Errorf("lab policy: %w", err)
 		}
-		c := &checker{opts: o, fset: fset, file: rel(name)}
+		c := &checker{opts: o, fset: fset, file: rel(name), only: only}
 		c.checkFile(f)
 		out = append(out, c.found...)
 	}
-	slices.SortFunc(out, func(a, b Finding) int {
-		if c := strings.Compare(a.Pos.Filename, b.Pos.Filename); c != 0 {
-			return c
-		}
-		if a.Pos.Line != b.Pos.Line {
-			return a.Pos.Line - b.Pos.Line
-		}
-		return a.Pos.Column - b.Pos.Column
-	})
 	return out, nil
 }
 
@@ -138,6 +169,7 @@ type checker struct {
 	opts  Options
 	fset  *token.FileSet
 	file  string
+	only  string // what the package may import, said in an import's finding
 	found []Finding
 	// names maps the name a package is known by in this file to its
 	// import path: "os" → "os", and for import o "os", "o" → "os".
@@ -214,10 +246,10 @@ func (c *checker) checkImport(imp *ast.ImportSpec) {
 		return
 	case slices.Contains(c.opts.AllowedImports, path):
 	case path == c.opts.Module || strings.HasPrefix(path, c.opts.Module+"/"):
-		c.add(Import, imp.Pos(), what, "the course's own code, not yours: a lab may import only the standard library and kit")
+		c.add(Import, imp.Pos(), what, "the course's own code, not yours: "+c.only)
 		return
 	case !isStandard(path):
-		c.add(Import, imp.Pos(), what, "not the standard library or kit: a lab may import only those")
+		c.add(Import, imp.Pos(), what, "a module outside the standard library: "+c.only)
 		return
 	}
 	if why, bad := Packages[path]; bad || isBannedTree(path) {

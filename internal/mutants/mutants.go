@@ -54,7 +54,7 @@ type Pair struct {
 // Mutant is one classic mistake: a change to one reference file and the
 // tests that must catch it.
 type Mutant struct {
-	Stage    string   // the stage folder, e.g. "01-windows"
+	Stage    string   // the stage folder, e.g. "01-windows"; a drill's is "drills/01-quiet-partition"
 	Name     string   // the file name without .txtar, e.g. "end-inclusive"
 	Mistake  string   // what the mistake is, in words
 	File     string   // the changed file, slash-separated from the course root: "solutions/windows.go"
@@ -67,8 +67,18 @@ type Mutant struct {
 // ID returns the mutant's name within the catalogue: "01-windows/end-inclusive".
 func (m Mutant) ID() string { return m.Stage + "/" + m.Name }
 
-// Package returns the go test pattern of the mutant's stage: "./stages/01-windows".
-func (m Mutant) Package() string { return "./stages/" + m.Stage }
+// Package returns the go test pattern of the mutant's stage,
+// "./stages/01-windows", or drill, "./drills/01-quiet-partition".
+func (m Mutant) Package() string {
+	if m.Drill() {
+		return "./" + m.Stage
+	}
+	return "./stages/" + m.Stage
+}
+
+// Drill reports whether the mutant is a wrong fix of a drill's job rather
+// than a mistake in a stage.
+func (m Mutant) Drill() bool { return strings.HasPrefix(m.Stage, DrillsDir+"/") }
 
 var (
 	stageDirRe = regexp.MustCompile(`^[0-9]{2}-[a-z0-9][a-z0-9-]*$`)
@@ -78,55 +88,75 @@ var (
 )
 
 // Load reads every mutant in fsys, whose root is the catalogue folder
-// (mutants/): files NN-slug/<name>.txtar, in folder then name order. It
-// reports every malformed entry at once, one line each, in one error; a
-// stray file or folder is such an entry. An empty catalogue is not an error.
+// (mutants/): files NN-slug/<name>.txtar, and the drills' wrong fixes
+// drills/NN-slug/<name>.txtar, in folder then name order. It reports every
+// malformed entry at once, one line each, in one error; a stray file or
+// folder is such an entry. An empty catalogue is not an error.
 func Load(fsys fs.FS) ([]Mutant, error) {
 	var ms []Mutant
 	var problems []error
-	stagesDirs, err := fs.ReadDir(fsys, ".")
-	if err != nil {
-		return nil, fmt.Errorf("mutants: %w", err)
-	}
-	for _, d := range stagesDirs {
-		if !d.IsDir() {
-			if d.Name() != "README.md" {
-				problems = append(problems, fmt.Errorf("%s: a stray file: mutants live in NN-slug/ folders", d.Name()))
-			}
-			continue
-		}
-		if !stageDirRe.MatchString(d.Name()) {
-			problems = append(problems, fmt.Errorf("%s/: not a stage folder name (NN-slug)", d.Name()))
-			continue
-		}
-		files, err := fs.ReadDir(fsys, d.Name())
-		if err != nil {
-			problems = append(problems, fmt.Errorf("%s/: %w", d.Name(), err))
-			continue
-		}
-		for _, f := range files {
-			p := path.Join(d.Name(), f.Name())
-			if f.IsDir() || !strings.HasSuffix(f.Name(), Ext) {
-				problems = append(problems, fmt.Errorf("%s: a stray entry: a mutant is a %s file", p, Ext))
-				continue
-			}
-			data, err := fs.ReadFile(fsys, p)
-			if err != nil {
-				problems = append(problems, fmt.Errorf("%s: %w", p, err))
-				continue
-			}
-			m, err := Parse(d.Name(), strings.TrimSuffix(f.Name(), Ext), data)
-			if err != nil {
-				problems = append(problems, err)
-				continue
-			}
-			ms = append(ms, m)
-		}
+	if err := loadFolder(fsys, ".", &ms, &problems); err != nil {
+		return nil, err
 	}
 	if len(problems) > 0 {
 		return ms, fmt.Errorf("mutants: the catalogue has %d problem(s):\n%w", len(problems), errors.Join(problems...))
 	}
 	return ms, nil
+}
+
+// DrillsDir is the folder of the catalogue that holds the drills' wrong
+// fixes, one NN-slug folder per drill, like the stages'.
+const DrillsDir = "drills"
+
+// loadFolder reads the NN-slug folders of dir (the catalogue's root, or
+// its drills folder) into ms, and what is malformed into problems.
+func loadFolder(fsys fs.FS, dir string, ms *[]Mutant, problems *[]error) error {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return fmt.Errorf("mutants: %w", err)
+	}
+	for _, d := range entries {
+		name := path.Join(dir, d.Name())
+		switch {
+		case dir == "." && d.IsDir() && d.Name() == DrillsDir:
+			if err := loadFolder(fsys, DrillsDir, ms, problems); err != nil {
+				return err
+			}
+			continue
+		case !d.IsDir():
+			if name != "README.md" {
+				*problems = append(*problems, fmt.Errorf("%s: a stray file: mutants live in NN-slug/ folders", name))
+			}
+			continue
+		case !stageDirRe.MatchString(d.Name()):
+			*problems = append(*problems, fmt.Errorf("%s/: not a stage folder name (NN-slug)", name))
+			continue
+		}
+		files, err := fs.ReadDir(fsys, name)
+		if err != nil {
+			*problems = append(*problems, fmt.Errorf("%s/: %w", name, err))
+			continue
+		}
+		for _, f := range files {
+			p := path.Join(name, f.Name())
+			if f.IsDir() || !strings.HasSuffix(f.Name(), Ext) {
+				*problems = append(*problems, fmt.Errorf("%s: a stray entry: a mutant is a %s file", p, Ext))
+				continue
+			}
+			data, err := fs.ReadFile(fsys, p)
+			if err != nil {
+				*problems = append(*problems, fmt.Errorf("%s: %w", p, err))
+				continue
+			}
+			m, err := Parse(name, strings.TrimSuffix(f.Name(), Ext), data)
+			if err != nil {
+				*problems = append(*problems, err)
+				continue
+			}
+			*ms = append(*ms, m)
+		}
+	}
+	return nil
 }
 
 // Parse parses the txtar data of mutant name in stage folder stage. The

@@ -100,6 +100,29 @@ func TestLoadReadsFoldersInOrderAndReportsStrays(t *testing.T) {
 	assert.Len(t, ms, 1)
 }
 
+// TestLoadReadsTheDrillsWrongFixes checks mutants/drills/NN-slug/: a
+// drill's wrong fixes load like a stage's mistakes, run its drill's
+// package, and strays there are reported too.
+func TestLoadReadsTheDrillsWrongFixes(t *testing.T) {
+	ms, err := Load(fstest.MapFS{
+		"01-a/first.txtar":               {Data: []byte(good)},
+		"drills/01-quiet/too-long.txtar": {Data: []byte(good)},
+	})
+	require.NoError(t, err)
+	require.Len(t, ms, 2)
+	assert.Equal(t, "01-a/first", ms[0].ID())
+	assert.False(t, ms[0].Drill())
+	assert.Equal(t, "drills/01-quiet/too-long", ms[1].ID())
+	assert.True(t, ms[1].Drill())
+	assert.Equal(t, "./drills/01-quiet", ms[1].Package())
+	assert.Equal(t, "./stages/01-a", ms[0].Package())
+
+	_, err = Load(fstest.MapFS{"drills/notes.txt": {Data: []byte("stray")}, "drills/Quiet/x.txtar": {Data: []byte(good)}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "drills/notes.txt: a stray file")
+	assert.Contains(t, err.Error(), "drills/Quiet/: not a stage folder name")
+}
+
 func TestMutateAppliesPairsInOrderAndNeedsUniqueFinds(t *testing.T) {
 	m := Mutant{Pairs: []Pair{{"a + b", "a - b"}, {"a - b\n", "a - b // changed\n"}}}
 	out, err := m.Mutate([]byte("x := a + b\n"))

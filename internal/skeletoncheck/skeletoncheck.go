@@ -3,6 +3,12 @@
 // untouched skeletons 01..N, suites 01..N must compile against it, and no
 // test of stage N may pass there. A test that passes on a skeleton cannot
 // fail, and so certifies nothing.
+//
+// A drill is checked the same way against its untouched job (copied into
+// lab/drills/, run on the reference engine): its reproduce tests, named
+// TestReproduce…, must fail there, since a drill starts from the symptom.
+// Its other checks may pass on the broken job (results that are right,
+// only late, are right), so only the reproduce tests are held to it.
 package skeletoncheck
 
 import (
@@ -35,7 +41,11 @@ func Skeletons(ctx context.Context, root string, cat *catalog.Catalog, stages []
 		if progress != nil {
 			progress(st)
 		}
-		r, err := checkStage(ctx, root, cat, st)
+		check := checkStage
+		if st.Track == catalog.Drill {
+			check = checkDrill
+		}
+		r, err := check(ctx, root, cat, st)
 		if err != nil {
 			return results, fmt.Errorf("skeleton check of %s: %w", st.ID(), err)
 		}
@@ -97,6 +107,54 @@ func checkStage(ctx context.Context, root string, cat *catalog.Catalog, st catal
 				res.Problems = append(res.Problems, "no test of the stage ran")
 			}
 		}
+	}
+	return res, nil
+}
+
+// ReproducePrefix starts the name of every test of a drill that reproduces
+// its symptom: each must fail on the untouched job.
+const ReproducePrefix = "TestReproduce"
+
+func checkDrill(ctx context.Context, root string, cat *catalog.Catalog, d catalog.Stage) (SkeletonResult, error) {
+	res := SkeletonResult{Stage: d}
+	scratch, err := os.MkdirTemp("", "flk-drill-"+d.Slug+"-")
+	if err != nil {
+		return res, err
+	}
+	defer os.RemoveAll(scratch)
+	if err := coursedir.CopyForSuites(root, scratch); err != nil {
+		return res, err
+	}
+	if _, err := coursedir.CopySkeletons(scratch, cat, []catalog.Stage{d}); err != nil {
+		return res, err
+	}
+	opts := gotest.Options{Dir: scratch, Tags: catalog.DrillReferenceEngine, Timeout: 2 * time.Minute, Packages: []string{d.Package()}}
+	out, err := gotest.RunPastCrashes(ctx, opts, cat.TestsByPackage([]catalog.Stage{d}), nil)
+	if err != nil {
+		return res, err
+	}
+	pkg := out.Package(d.Package())
+	switch {
+	case pkg == nil:
+		res.Problems = append(res.Problems, fmt.Sprintf("drill %s did not run against its untouched job: %s", d.Slug, strings.Join(out.Errors, "; ")))
+		return res, nil
+	case pkg.BuildError != "":
+		res.Problems = append(res.Problems, fmt.Sprintf("drill %s does not compile against its untouched job:\n%s", d.Slug, pkg.BuildError))
+		return res, nil
+	}
+	for _, t := range pkg.Tests {
+		if !strings.HasPrefix(t.Name, ReproducePrefix) {
+			continue
+		}
+		res.Tests++
+		if t.Status == gotest.Fail {
+			res.Failed++
+		} else {
+			res.Problems = append(res.Problems, fmt.Sprintf("%s %s on the untouched job: it does not reproduce the symptom", t.Name, t.Status))
+		}
+	}
+	if res.Tests == 0 {
+		res.Problems = append(res.Problems, "no "+ReproducePrefix+"… test ran: a drill starts from a test that shows the symptom")
 	}
 	return res, nil
 }

@@ -80,6 +80,12 @@ func (r *Run) Merged() *gotest.Result {
 	return out
 }
 
+// Learner reports whether the run tested the learner's code: lab/, or a
+// drill's job in it on either engine.
+func (r *Run) Learner() bool {
+	return r.Tags == "lab" || r.Tags == catalog.DrillReferenceEngine
+}
+
 // Printer writes one report and counts what it has printed, stage by
 // stage, for the summary line. Use a new Printer for each report.
 type Printer struct {
@@ -290,21 +296,28 @@ func (p *Printer) Summary(run *Run, target catalog.Stage) bool {
 	}
 
 	who := "your lab/"
-	if run.Tags == "solution" {
+	switch {
+	case run.Tags == "solution":
 		who = "the reference solution"
+	case run.Tags == catalog.DrillReferenceEngine:
+		who = "your job on the reference engine"
+	case target.Track == catalog.Drill:
+		who = "your job on your engine"
 	}
 	summary := fmt.Sprintf("%s — %s (%s, %s)", strings.ToLower(p.Cat.Position(target)), counts, StageRange(run.Stages), who)
 	if allOK {
 		p.printf("\n%s\n", s.Green(s.Bold(summary)))
-		if run.Tags == "lab" {
+		if run.Learner() {
 			p.printf("%s\n", p.NextStep(target))
 		}
 	} else {
 		p.printf("\n%s\n", s.Red(s.Bold(summary)))
 		switch {
-		case run.Tags != "lab":
+		case !run.Learner():
 		case shownBuildError != "":
 			p.printf("Next: fix the compile errors above, then run %s again.\n", s.Cyan("de test"))
+		case firstFailure != "" && target.Track == catalog.Drill:
+			p.printf("Next: fix %s first, then run %s again. Stuck? %s\n", firstFailure, s.Cyan("de drill test "+target.Slug), s.Cyan("de drill hint "+target.Slug))
 		case firstFailure != "":
 			p.printf("Next: fix %s first, then run %s again. Stuck? %s\n", firstFailure, s.Cyan("de test"), s.Cyan("de hint"))
 		}
@@ -332,6 +345,9 @@ func (p *Printer) Failure(t gotest.Test, tags string, st catalog.Stage) {
 // NextStep says what to do after target passed: start the next stage, or
 // nothing left.
 func (p *Printer) NextStep(target catalog.Stage) string {
+	if target.Track == catalog.Drill {
+		return fmt.Sprintf("Drill %s passed. Now read why it broke, the tempting wrong fixes and what each costs: de drill explain %s", target.Slug, target.Slug)
+	}
 	if after := p.Cat.ReadyAfter(target.Number); len(after) > 0 && after[0].Number == target.Number+1 {
 		next := after[0]
 		if next.Track != target.Track {
@@ -406,12 +422,16 @@ func rerun(tags string, t gotest.Test, st catalog.Stage) string {
 const raceDetected = "race detected during execution of test"
 
 // StageRange names the stages of a run, lowest first whatever order they
-// ran in: "stage 01" or "stages 01–02".
+// ran in: "stage 01" or "stages 01–02"; a drill by its name, "drill
+// quiet-partition".
 func StageRange(sts []catalog.Stage) string {
 	switch len(sts) {
 	case 0:
 		return "no stages"
 	case 1:
+		if sts[0].Track == catalog.Drill {
+			return sts[0].Ref()
+		}
 		return fmt.Sprintf("stage %02d", sts[0].Number)
 	}
 	lo, hi := sts[0].Number, sts[0].Number
