@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/flk-byo/course/kit"
 )
@@ -351,7 +350,7 @@ func (p *BackendProcessor) appendResults(out []kit.Result, end int64) ([]kit.Res
 		out = append(out, kit.Result{Key: key, Start: start, End: end, Count: count, Sum: sum})
 		return nil
 	})
-	slices.SortFunc(out[first:], func(a, b kit.Result) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(out[first:], kit.CompareResults) // one window: by key
 	return out, err
 }
 
