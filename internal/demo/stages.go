@@ -19,14 +19,15 @@ import (
 // package that uses the reference: a student template without solutions/
 // (de classroom template) gets, in its place, one with no demos.
 var demos = map[int]demo{
-	1: {"out-of-order and duplicated events in tumbling windows", demo01},
-	2: {"a keyed reduction on parallel workers", demo02},
-	3: {"a late correction within the allowed lateness", demo03},
-	4: {"a snapshot and a restore", demo04},
-	5: {"a crash between pre-commit and commit", demo05},
-	6: {"a rescale from 2 to 3 subtasks", demo06},
-	7: {"a quiet partition, without and with idleness", demo07},
-	8: {"a late event that bridges two sessions", demo08},
+	1:  {"out-of-order and duplicated events in tumbling windows", demo01},
+	2:  {"a keyed reduction on parallel workers", demo02},
+	3:  {"a late correction within the allowed lateness", demo03},
+	4:  {"a snapshot and a restore", demo04},
+	5:  {"a crash between pre-commit and commit", demo05},
+	6:  {"a rescale from 2 to 3 subtasks", demo06},
+	7:  {"a quiet partition, without and with idleness", demo07},
+	8:  {"a late event that bridges two sessions", demo08},
+	12: {"state on disk in Pebble: a checkpoint, a crash, a restore", demo12},
 }
 
 func demo01(n *narrator) error {
