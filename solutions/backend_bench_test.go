@@ -34,16 +34,14 @@ var benchBackends = []struct {
 }
 
 // BenchmarkBackends measures the lesson of stage 12, heap against disk in
-// one run, on the same BackendProcessor:
-//
-//   - throughput: the first 20 000 events of the benchmark stream, windows
-//     firing as they go (ns/event; events/s is 1e9 over it);
-//   - open-windows: 200 windows of 50 keys each held open, as heap-B/window,
-//     the Go heap they take (runtime.MemStats after a GC);
-//   - checkpoint: the time of a checkpoint of those windows and 100 000
-//     seen IDs (ns/checkpoint), and of one more after 100 new events
-//     (ns/next-checkpoint): a heap backend copies everything each time,
-//     Pebble's checkpoint links what has not changed.
+// one run, on the same BackendProcessor. throughput processes the first
+// 20 000 events of the benchmark stream, windows firing as they go
+// (ns/event; events/s is 1e9 over it). open-windows holds 200 windows of
+// 50 keys each open and reports heap-B/window, the Go heap they take
+// (runtime.MemStats after a GC). checkpoint times a checkpoint of 100 000
+// seen IDs and those windows (ns/checkpoint), then one more after 100 new
+// events (ns/next-checkpoint): a heap backend copies everything each time,
+// Pebble's checkpoint links what has not changed.
 //
 //	go test -tags solution -run '^$' -bench '^BenchmarkBackends$' -benchtime 3x ./solutions
 func BenchmarkBackends(b *testing.B) {

@@ -90,6 +90,12 @@ func (b *PebbleBackend) Delete(key []byte) error {
 // Scan calls fn for every entry with start ≤ key < end, in key order (nil
 // end: no upper bound), through a Pebble iterator bounded to the range.
 func (b *PebbleBackend) Scan(start, end []byte, fn func(key, value []byte) error) error {
+	if len(start) == 0 {
+		// The empty key is the least of all, so this is no lower bound;
+		// say so with nil, since Pebble's own checks (on under -race)
+		// cannot seek to an empty key.
+		start = nil
+	}
 	it, err := b.db.NewIter(&pebble.IterOptions{LowerBound: start, UpperBound: end})
 	if err != nil {
 		return err

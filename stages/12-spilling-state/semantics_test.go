@@ -82,11 +82,11 @@ func TestShufflesAndDuplicatesMatchOracle(t *testing.T) {
 	}
 }
 
-// TestLatenessAndSideOutputOnEveryBackend certifies, on a small timeline
-// and on both backends, that a late event within the allowed lateness
-// corrects its fired window at once (IsUpdate set for a key that had a
-// result), that an event whose window has expired goes to Late() and
-// changes nothing, and that a redelivery of either is a no-op.
+// TestLatenessAndSideOutputOnEveryBackend certifies that on both backends,
+// on a small timeline, a late event within the allowed lateness corrects
+// its fired window at once (IsUpdate set for a key that had a result), an
+// event whose window has expired goes to Late() and changes nothing, and a
+// redelivery of either is a no-op.
 func TestLatenessAndSideOutputOnEveryBackend(t *testing.T) {
 	defer suite.Recover(t)
 	ev, res, upd := windowtest.Ev, windowtest.Res, windowtest.Upd
