@@ -116,10 +116,10 @@ const budgetSlack = 1 << 20
 // size: the disk backend spills what does not fit.
 func TestDiskBackendStaysWithinBudget(t *testing.T) {
 	defer suite.Recover(t)
-	const budget = 2 * MinPebbleBudget
-	const n, idLen, keyLen = 2000, 2500, 1000
-	// Each event has an ID and a key of its own, long ones (Pebble's cost
-	// is per operation, the heap's per byte): about 7 MB of state in all,
+	const budget = MinPebbleBudget
+	const n, idLen, keyLen = 1000, 2500, 1000
+	// Each event has an ID and a key of its own, long ones: 3.5 MB of state
+	// in all, more than three times the budget,
 	// in 2 windows that never fire (the timestamps go down, so the first
 	// event sets the watermark for good).
 	cfg := Config{WindowSize: 1000, WatermarkDelay: 1 << 20}
