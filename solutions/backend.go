@@ -47,8 +47,7 @@ const BackendMaxParallelism = 128
 // Keys and values may be any bytes, the empty value too. A backend keeps
 // copies: the caller may reuse the slices it passed once the call returns,
 // and must not change or keep the slices the backend hands back beyond the
-// call (Get's value may be kept until the next call). A backend is used
-// from one goroutine.
+// call. A backend is used from one goroutine.
 type StateBackend interface {
 	// Get returns the value stored under key, and whether there is one.
 	Get(key []byte) (value []byte, ok bool, err error)

@@ -4,6 +4,7 @@ package spillingstate
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -113,6 +114,55 @@ func TestBackendContract(t *testing.T) {
 			}
 			if err := b.Checkpoint(dir); err == nil {
 				t.Fatalf("Checkpoint(%s) = nil for a directory that exists, want an error", dir)
+			}
+		})
+	}
+}
+
+// TestBackendsAgreeWithAMap certifies that over seeded runs of a few
+// thousand Sets and Deletes of short random keys (the empty key, NULs and
+// bytes above 0x7F among them), both backends hold exactly what a map
+// holds, and that Scans of random ranges, checked every 50 calls, visit
+// exactly the map's entries in that range, in byte order.
+func TestBackendsAgreeWithAMap(t *testing.T) {
+	defer suite.Recover(t)
+	rnd := suite.Rand(t)
+	for _, kind := range backends {
+		t.Run(kind.name, func(t *testing.T) {
+			defer suite.Recover(t)
+			b, m := kind.open(t), newMemBackend()
+			randomKey := func() []byte {
+				k := make([]byte, rnd.IntN(5)) // over a thousand keys: more than fit in one chunk of an ordered slice
+				for i := range k {
+					k[i] = []byte{0, 1, 'a', 'b', 0x7F, 0x80, 0xFF}[rnd.IntN(7)]
+				}
+				return k
+			}
+			for i := range 2000 {
+				k := randomKey()
+				if rnd.IntN(4) == 0 {
+					if err := b.Delete(k); err != nil {
+						t.Fatalf("Delete(%q) = %v, want nil", k, err)
+					}
+					m.Delete(k)
+				} else {
+					v := []byte(fmt.Sprint(i))
+					if err := b.Set(k, v); err != nil {
+						t.Fatalf("Set(%q, %q) = %v, want nil", k, v, err)
+					}
+					m.Set(k, v)
+				}
+				if i%50 != 49 {
+					continue
+				}
+				start, end := randomKey(), randomKey()
+				if rnd.IntN(3) == 0 {
+					end = nil
+				}
+				if got, want := scanAll(t, b, start, end), scanAll(t, m, start, end); !slices.Equal(got, want) {
+					t.Fatalf("after %d Sets and Deletes, Scan(%q, %q) visited\n%q\nwant (what a map holds in that range, in byte order)\n%q",
+						i+1, start, end, got, want)
+				}
 			}
 		})
 	}
