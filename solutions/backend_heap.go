@@ -74,8 +74,8 @@ func (h *HeapBackend) Delete(key []byte) error {
 	return nil
 }
 
-// Scan calls fn for every entry with start ≤ key < end, in key order (nil
-// end: no upper bound).
+// Scan calls fn for every entry with start ≤ key < end, in key order (an
+// empty end: no upper bound).
 func (h *HeapBackend) Scan(start, end []byte, fn func(key, value []byte) error) error {
 	if len(h.chunks) == 0 {
 		return nil
@@ -85,7 +85,7 @@ func (h *HeapBackend) Scan(start, end []byte, fn func(key, value []byte) error) 
 	j, _ := slices.BinarySearch(h.chunks[i], from)
 	for ; i < len(h.chunks); i, j = i+1, 0 {
 		for _, k := range h.chunks[i][j:] {
-			if end != nil && k >= to {
+			if len(end) > 0 && k >= to {
 				return nil
 			}
 			if err := fn([]byte(k), h.values[k]); err != nil {

@@ -87,14 +87,18 @@ func (b *PebbleBackend) Delete(key []byte) error {
 	return b.db.Delete(key, pebble.NoSync)
 }
 
-// Scan calls fn for every entry with start ≤ key < end, in key order (nil
-// end: no upper bound), through a Pebble iterator bounded to the range.
+// Scan calls fn for every entry with start ≤ key < end, in key order (an
+// empty end: no upper bound), through a Pebble iterator bounded to the
+// range.
 func (b *PebbleBackend) Scan(start, end []byte, fn func(key, value []byte) error) error {
+	// Empty bounds are no bounds; say so with nil, which is what Pebble
+	// reads as none (its own checks, on under -race, cannot seek to an
+	// empty key).
 	if len(start) == 0 {
-		// The empty key is the least of all, so this is no lower bound;
-		// say so with nil, since Pebble's own checks (on under -race)
-		// cannot seek to an empty key.
 		start = nil
+	}
+	if len(end) == 0 {
+		end = nil
 	}
 	it, err := b.db.NewIter(&pebble.IterOptions{LowerBound: start, UpperBound: end})
 	if err != nil {

@@ -32,7 +32,7 @@ func scanAll(t testing.TB, b StateBackend, start, end []byte) []entry {
 // contract: Get finds what Set stored (the empty value too) and the last
 // Set wins; Delete removes, and deleting a missing key is no error; the
 // backend keeps copies of the slices it is given; Scan visits exactly
-// start ≤ key < end in ascending byte order (nil end: no upper bound,
+// start ≤ key < end in ascending byte order (an empty end: no upper bound,
 // bytes above 0x7F and keys that are prefixes of others too) and returns
 // the first error its callback returns; and a backend restored from a
 // checkpoint holds the state at the checkpoint, not what was written
@@ -83,6 +83,7 @@ func TestBackendContract(t *testing.T) {
 				{"b", "\xff", false, all[2:5]},
 				{"c", "", true, all[3:]},
 				{"zz", "zz", false, nil},
+				{"b", "", false, all[2:]}, // an empty end, not nil: no upper bound either
 			} {
 				var end []byte
 				if !c.nilEnd {

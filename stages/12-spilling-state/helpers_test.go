@@ -218,7 +218,7 @@ func (m *memBackend) Scan(start, end []byte, fn func(key, value []byte) error) e
 	}
 	keys := m.keys()
 	for _, k := range keys[sort.SearchStrings(keys, string(start)):] {
-		if end != nil && k >= string(end) {
+		if len(end) > 0 && k >= string(end) {
 			break
 		}
 		if err := fn([]byte(k), []byte(m.entries[k])); err != nil {

@@ -22,7 +22,8 @@ type StateBackend interface {
 	// Delete removes key; deleting a missing key is not an error.
 	Delete(key []byte) error
 	// Scan calls fn for every entry with start ≤ key < end, in ascending
-	// byte order of key; a nil end means no upper bound. It stops at the
+	// byte order of key; an empty end (nil or of length 0) means no upper
+	// bound, since no key is below the empty one. It stops at the
 	// first error fn returns and returns it. fn must not change the
 	// backend.
 	Scan(start, end []byte, fn func(key, value []byte) error) error
