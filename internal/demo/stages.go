@@ -32,6 +32,7 @@ var demos = map[int]demo{
 		return solutions.Config{WindowSize: size, AllowedLateness: lateness}
 	}, solutions.NewSeenTTLProcessor, solutions.NewProcessor)},
 	11: {"a rule that arrives after its window fired, and a late one", demo11},
+	12: {"state on disk in Pebble: a checkpoint, a crash, a restore", demo12},
 }
 
 func demo01(n *narrator) error {
