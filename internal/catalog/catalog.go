@@ -226,17 +226,12 @@ func (c *Catalog) LoadDrills(fsys fs.FS) error {
 	return nil
 }
 
-// ResolveDrill finds the drill a learner named: "quiet-partition",
-// "01-quiet-partition", "01" or "1". A drill not ready is an error, as an
-// unknown name is, which lists the drills there are.
+// ResolveDrill finds the drill a learner named, ready or not:
+// "quiet-partition", "01-quiet-partition", "drills/01-quiet-partition",
+// "01" or "1". An unknown name is an error that lists the drills there are.
 func (c *Catalog) ResolveDrill(name string) (Stage, error) {
 	arg := strings.ToLower(strings.TrimSpace(name))
-	var names []string
 	for _, d := range c.Drills {
-		if !d.Ready {
-			continue
-		}
-		names = append(names, d.Slug)
 		if arg == d.Slug || arg == d.folder() || arg == d.ID() {
 			return d, nil
 		}
@@ -244,10 +239,28 @@ func (c *Catalog) ResolveDrill(name string) (Stage, error) {
 			return d, nil
 		}
 	}
+	var names []string
+	for _, d := range c.ReadyDrills() {
+		names = append(names, d.Slug)
+	}
 	if len(names) == 0 {
 		return Stage{}, errors.New("this version of the course has no drills yet")
 	}
 	return Stage{}, fmt.Errorf("unknown drill %q; the drills are %s (de drill list)", name, strings.Join(names, ", "))
+}
+
+// ResolveReadyDrill is ResolveDrill for a drill that must be in this
+// version of the course: one announced but not ready is an error that says
+// so.
+func (c *Catalog) ResolveReadyDrill(name string) (Stage, error) {
+	d, err := c.ResolveDrill(name)
+	if err != nil {
+		return d, err
+	}
+	if !d.Ready {
+		return d, fmt.Errorf("drill %s is not in this version of the course yet; de drill list shows the drills there are", d.Slug)
+	}
+	return d, nil
 }
 
 // ReadyDrills returns the drills in this version of the course, in order.

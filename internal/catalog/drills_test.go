@@ -79,20 +79,29 @@ func TestDrillsLoad(t *testing.T) {
 	}
 }
 
-// TestResolveDrill checks the names a learner may type for a drill, and
-// that an unknown or unready one is an error listing the drills.
+// TestResolveDrill checks the names a learner may type for a drill, that
+// an unknown one is an error listing the drills there are, and that one
+// announced but not ready says so where it must be ready.
 func TestResolveDrill(t *testing.T) {
 	cat, err := drillCatalog(t, `{"slug": "quiet", "title": "Quiet", "ready": true, "package": "quiet"}, {"slug": "hot", "title": "Hot", "package": "hot"}`)
 	require.NoError(t, err)
 	for _, name := range []string{"quiet", "01-quiet", "drills/01-quiet", "01", "1", " Quiet "} {
-		d, err := cat.ResolveDrill(name)
+		d, err := cat.ResolveReadyDrill(name)
 		if assert.NoError(t, err, name) {
 			assert.Equal(t, "quiet", d.Slug, name)
 		}
 	}
-	for _, name := range []string{"", "2", "hot", "02-hot", "01-windows"} {
+	for _, name := range []string{"", "3", "hotter", "01-windows"} {
 		_, err := cat.ResolveDrill(name)
 		assert.ErrorContains(t, err, "the drills are quiet (de drill list)", name)
+	}
+	for _, name := range []string{"hot", "02-hot", "2"} {
+		d, err := cat.ResolveDrill(name)
+		if assert.NoError(t, err, name) {
+			assert.Equal(t, "hot", d.Slug, "ResolveDrill finds a drill not ready too (de check --mutants --drill names one being written)")
+		}
+		_, err = cat.ResolveReadyDrill(name)
+		assert.EqualError(t, err, "drill hot is not in this version of the course yet; de drill list shows the drills there are", name)
 	}
 	none, err := drillCatalog(t, ``)
 	require.NoError(t, err)

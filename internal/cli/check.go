@@ -71,7 +71,7 @@ Examples:
 				}
 				sts = []catalog.Stage{st}
 			case c.String("drill") != "":
-				d, err := e.cat.ResolveDrill(c.String("drill"))
+				d, err := e.cat.ResolveReadyDrill(c.String("drill"))
 				if err != nil {
 					return err
 				}

@@ -142,7 +142,7 @@ func (e *env) drillStart(args []string) error {
 	if len(args) != 1 {
 		return errors.New("de drill start takes one drill, e.g. de drill start " + e.firstDrill())
 	}
-	d, err := e.cat.ResolveDrill(args[0])
+	d, err := e.cat.ResolveReadyDrill(args[0])
 	if err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ func (e *env) drillStart(args []string) error {
 func (e *env) startedDrill(args []string, what string) (catalog.Stage, error) {
 	switch len(args) {
 	case 1:
-		d, err := e.cat.ResolveDrill(args[0])
+		d, err := e.cat.ResolveReadyDrill(args[0])
 		if err != nil {
 			return d, err
 		}

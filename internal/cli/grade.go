@@ -115,7 +115,7 @@ func classroomFailure(c *ucli.Context, io IO, cause error) {
 	}
 	if cat.LoadDrills(course.Drills()) == nil {
 		for _, n := range c.StringSlice("drill") {
-			if d, err := cat.ResolveDrill(n); err == nil {
+			if d, err := cat.ResolveReadyDrill(n); err == nil {
 				sts = append(sts, d)
 			}
 		}
@@ -252,7 +252,7 @@ func (e *env) gradedStages(names []string, all bool, drills []string) ([]catalog
 		}
 	}
 	for _, n := range drills {
-		d, err := e.cat.ResolveDrill(n)
+		d, err := e.cat.ResolveReadyDrill(n)
 		if err != nil {
 			return nil, err
 		}
