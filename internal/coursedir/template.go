@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,6 +26,14 @@ func HasReference(root string) bool {
 // from it), the course's own CI, and whatever a learner or a checkout left
 // in the tree.
 var templateLeavesOut = []string{ReferenceDir, "mutants", ".ci", LabDir, ".de", ".git"}
+
+// templateLeavesOutFiles are patterns (path.Match, from the root) of files
+// that need the reference to build and that nothing needs in a template:
+// the demos of the stages, which run it (the template's
+// internal/demo/stages.go lists none), and the drills' binding to the
+// reference engine (a template's drills run on the learner's own; de grade
+// never builds that file, so its absence is no change to a graded file).
+var templateLeavesOutFiles = []string{"internal/demo/stage[0-9]*.go", "drills/engine/engine_ref.go"}
 
 // templateReplaces are the files of de that need the reference to build,
 // and what a template has in their place, so that de still builds there:
@@ -76,11 +85,11 @@ func WriteTemplate(root, dst string) ([]string, error) {
 		return nil, err
 	}
 	var written []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(file string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(root, path)
+		rel, err := filepath.Rel(root, file)
 		if err != nil || rel == "." {
 			return err
 		}
@@ -93,6 +102,12 @@ func WriteTemplate(root, dst string) ([]string, error) {
 			// for a file would skip the rest of its folder, here the root.
 			return nil
 		}
+		if slices.ContainsFunc(templateLeavesOutFiles, func(pattern string) bool {
+			ok, _ := path.Match(pattern, rel)
+			return ok
+		}) {
+			return nil
+		}
 		target := filepath.Join(dst, filepath.FromSlash(rel))
 		if d.IsDir() {
 			return os.MkdirAll(target, 0o755)
@@ -100,7 +115,7 @@ func WriteTemplate(root, dst string) ([]string, error) {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		data, err := os.ReadFile(path)
+		data, err := os.ReadFile(file)
 		if err != nil {
 			return err
 		}

@@ -15,9 +15,10 @@ import (
 	"github.com/flk-byo/course/solutions"
 )
 
-// demos are the demos by stage number. This file is the only one of the
-// package that uses the reference: a student template without solutions/
-// (de classroom template) gets, in its place, one with no demos.
+// demos are the demos by stage number. Only this file and the stages'
+// stageNN.go files use the reference: a student template without
+// solutions/ (de classroom template) gets, in this one's place, one with
+// no demos, and leaves the others out.
 var demos = map[int]demo{
 	1: {"out-of-order and duplicated events in tumbling windows", demo01},
 	2: {"a keyed reduction on parallel workers", demo02},

@@ -78,6 +78,7 @@ func TestVerify(t *testing.T) {
 		"stages/02-b/b_test.go":        {Data: []byte("package b\n")},
 		"drills/01-q/q_test.go":        {Data: []byte("package q\n")},
 		"drills/engine/engine_lab.go":  {Data: []byte("package engine\n")},
+		"drills/engine/engine_ref.go":  {Data: []byte("//go:build !lab || drillref\n\npackage engine\n")},
 	}
 	for _, tc := range []struct {
 		name string
@@ -107,6 +108,13 @@ func TestVerify(t *testing.T) {
 		{"go.mod", func(root string) {
 			write(t, root, "go.mod", "module x\nreplace y => ./y\n")
 		}, []string{"go.mod modified "}},
+		{"not graded: a file -tags lab leaves out, missing or added", func(root string) {
+			os.Remove(filepath.Join(root, "drills/engine/engine_ref.go"))
+			write(t, root, "stages/01-a/extra_test.go", "// A note.\n\n//go:build solution\n\npackage a\n")
+		}, nil},
+		{"graded: an added file whose constraint -tags lab meets", func(root string) {
+			write(t, root, "stages/01-a/extra_test.go", "//go:build lab || solution\n\npackage a\n")
+		}, []string{"stages/01-a/extra_test.go added 01-a"}},
 		{"a drill's test, and the drills' engine binding", func(root string) {
 			write(t, root, "drills/01-q/q_test.go", "package q // edited\n")
 			write(t, root, "drills/01-q/zz_test.go", "package q\n")
