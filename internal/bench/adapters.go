@@ -83,6 +83,34 @@ func BenchmarkDe09(b *testing.B) {
 	})
 }
 `,
+	12: `package PKG
+
+import (
+	"testing"
+
+	"github.com/flk-byo/course/internal/bench/stagebench"
+)
+
+func BenchmarkDe12(b *testing.B) {
+	stagebench.Run(b, 12, stagebench.API{
+		NewBackendProcessor: func(c stagebench.Config, be stagebench.Backend) (stagebench.BackendProcessor, error) {
+			p, err := NewBackendProcessor(Config{WindowSize: c.WindowSize, WatermarkDelay: c.WatermarkDelay, AllowedLateness: c.AllowedLateness}, be.(StateBackend))
+			if err != nil {
+				return nil, err
+			}
+			return p, nil
+		},
+		NewHeapBackend: func() stagebench.Backend { return NewHeapBackend() },
+		OpenPebbleBackend: func(dir string, budget int64) (stagebench.Backend, error) {
+			pb, err := OpenPebbleBackend(dir, budget)
+			if err != nil {
+				return nil, err
+			}
+			return pb, nil
+		},
+	})
+}
+`,
 }
 
 // adapter returns the source of stage's file for package pkg.

@@ -305,13 +305,7 @@ func TestReportPrintsStage09AsOneTable(t *testing.T) {
 	m.Stage = 9
 	var out strings.Builder
 	Report(&out, m)
-	golden := filepath.Join("testdata", "report09.golden")
-	if *update {
-		require.NoError(t, os.WriteFile(golden, []byte(out.String()), 0o644))
-	}
-	want, err := os.ReadFile(golden)
-	require.NoError(t, err, "run go test ./internal/bench -update to create it")
-	assert.Equal(t, string(want), out.String(), "the stage 09 report changed; go test ./internal/bench -update accepts the change")
+	assertGolden(t, "report09.golden", out.String())
 	assert.Equal(t, 1, strings.Count(out.String(), "09 sliding windows"), "one heading for the whole table")
 
 	r, ok := comparisonOf(t, "BenchmarkDe09/size-slide-16").Ratio(m, LabPkg)
@@ -322,4 +316,62 @@ func TestReportPrintsStage09AsOneTable(t *testing.T) {
 	out.Reset()
 	Report(&out, m)
 	assert.Empty(t, out.String(), "nothing of stage 09 before it")
+}
+
+// assertGolden checks got against testdata/name, or rewrites the file
+// with -update.
+func assertGolden(t *testing.T, name, got string) {
+	t.Helper()
+	golden := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "run go test ./internal/bench -update to create it")
+	assert.Equal(t, string(want), got, "the report in %s changed; go test ./internal/bench -update accepts the change", name)
+}
+
+// output12 is go test -bench output of stage 12's benchmarks for both
+// packages, with -count 2 on the lab and 1 on the reference, whose
+// checkpoint benchmark did not run: a lab whose Pebble backend keeps its
+// state on the Go heap too, beside a reference that spills.
+const output12 = `pkg: github.com/flk-byo/course/lab
+BenchmarkDe12/backend-throughput-2         	       1	1585302555 ns/op	     50000 cpu-ns/event	      5000 heap-cpu-ns/event
+BenchmarkDe12/backend-throughput-2         	       1	1585302555 ns/op	     60000 cpu-ns/event	      5000 heap-cpu-ns/event
+BenchmarkDe12/backend-memory-2             	       1	 442753600 ns/op	     13000 heap-live-B/window	     15000 live-B/window
+BenchmarkDe12/backend-memory-2             	       1	 442753600 ns/op	     13000 heap-live-B/window	     14000 live-B/window
+BenchmarkDe12/backend-checkpoint-2         	       1	5317260438 ns/op	 200.0 heap-ms/checkpoint	 100.0 heap-ms/next-checkpoint	  15.00 ms/checkpoint	  14.00 ms/next-checkpoint
+BenchmarkDe12/backend-checkpoint-2         	       1	5317260438 ns/op	 200.0 heap-ms/checkpoint	 100.0 heap-ms/next-checkpoint	  16.00 ms/checkpoint	  16.00 ms/next-checkpoint
+PASS
+ok  	github.com/flk-byo/course/lab	25.1s
+pkg: github.com/flk-byo/course/solutions
+BenchmarkDe12/backend-throughput-2         	       1	1585302555 ns/op	     57719 cpu-ns/event	      5241 heap-cpu-ns/event
+BenchmarkDe12/backend-memory-2             	       1	 442753600 ns/op	     13078 heap-live-B/window	       635.6 live-B/window
+PASS
+ok  	github.com/flk-byo/course/solutions	20.3s
+`
+
+// TestReportPrintsStage12AsOneTable pins de bench's stage 12 table against
+// testdata/report12.golden: a row per measure, Pebble over the heap
+// backend in the lab and in the reference, each from the same run's pairs,
+// "not measured" where a benchmark did not run, and the diagnosis where
+// the lab's Pebble backend holds its state on the Go heap.
+func TestReportPrintsStage12AsOneTable(t *testing.T) {
+	m := Parse(strings.NewReader(output12))
+	require.Empty(t, m.Failures)
+	m.Stage = 12
+	var out strings.Builder
+	Report(&out, m)
+	assertGolden(t, "report12.golden", out.String())
+	assert.Equal(t, 1, strings.Count(out.String(), "12 heap against disk"), "one heading for the whole table")
+	assert.Equal(t, 1, strings.Count(out.String(), " on your lab/: "), "the diagnosis only where the lab's ratio calls for it")
+
+	r, ok := comparisonOf(t, "BenchmarkDe12/backend-throughput").Ratio(m, LabPkg)
+	require.True(t, ok)
+	assert.Equal(t, Ratio{Mean: 11, Min: 10, Max: 12, Runs: 2, Subject: 55000, Baseline: 5000}, r, "Pebble ÷ heap, run by run")
+
+	m.Stage = 11
+	out.Reset()
+	Report(&out, m)
+	assert.Empty(t, out.String(), "nothing of stage 12 before it")
 }

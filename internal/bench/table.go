@@ -29,6 +29,22 @@ const (
 	// the processor, naive-cpu-ns/event and sliced-cpu-ns/event for the
 	// strategies.
 	Sliding
+	// BackendThroughput times, in turn, stage 12's BackendProcessor on the
+	// package's heap backend and on its Pebble backend, each taking the
+	// first BackendEvents events of kit.BenchmarkStream and a Flush:
+	// cpu-ns/event on Pebble, heap-cpu-ns/event on the heap backend.
+	BackendThroughput
+	// BackendMemory measures, in turn on each backend, the Go heap that
+	// BackendWindows open windows of BackendKeys keys take (live bytes
+	// after a collection, the events excluded): live-B/window on Pebble,
+	// heap-live-B/window on the heap backend.
+	BackendMemory
+	// BackendCheckpoint times, in turn on each backend, a checkpoint of
+	// BackendIDs seen IDs and those windows, then NextCheckpoints more,
+	// each after BackendChanged more events, in wall time (a checkpoint
+	// waits on the disk): ms/checkpoint and ms/next-checkpoint on Pebble, the same with
+	// heap- in front on the heap backend.
+	BackendCheckpoint
 )
 
 // The time de bench compares is the CPU time of the test binary (user and
@@ -112,6 +128,24 @@ const (
 // measure.
 var SlidingRatios = []int64{1, 4, 16, 64}
 
+// The sizes of stage 12's benchmarks, heap against disk. BackendEvents
+// events of the benchmark stream keep windows firing as they go;
+// BackendWindows windows of BackendKeys keys each, which never fire, are
+// the open state whose Go heap is measured; BackendIDs events over those
+// windows are the state of the first checkpoint, and BackendChanged more
+// what each of the NextCheckpoints after it adds. PebbleBudget is the Pebble backend's memory
+// budget, well above MinPebbleBudget and far below what a heap backend
+// holds at BackendIDs.
+const (
+	BackendEvents   = 20_000
+	BackendWindows  = 200
+	BackendKeys     = 50
+	BackendIDs      = 100_000
+	BackendChanged  = 100
+	NextCheckpoints = 5
+	PebbleBudget    = 8 << 20
+)
+
 // few is the baseline of the scaling benchmarks: a delay of one window,
 // the stream's disorder, and no lateness.
 var few = Shape{Delay: 1}
@@ -124,7 +158,11 @@ var Benchmarks = append([]Benchmark{
 	{Stage: 3, Name: "expiring-windows", Kind: Scaling, Baseline: few, Subject: Shape{Delay: 1, Lateness: ScalingKept}},
 	{Stage: 4, Name: "snapshot", Kind: Snapshot, Baseline: Shape{Windows: CheckpointSmall}, Subject: Shape{Windows: CheckpointLarge}},
 	{Stage: 4, Name: "restore", Kind: Restore, Baseline: Shape{Windows: CheckpointSmall}, Subject: Shape{Windows: CheckpointLarge}},
-}, slidingBenchmarks()...)
+}, append(slidingBenchmarks(),
+	Benchmark{Stage: 12, Name: "backend-throughput", Kind: BackendThroughput},
+	Benchmark{Stage: 12, Name: "backend-memory", Kind: BackendMemory},
+	Benchmark{Stage: 12, Name: "backend-checkpoint", Kind: BackendCheckpoint},
+)...)
 
 // slidingBenchmarks are stage 09's benchmarks, one per SlidingRatios.
 func slidingBenchmarks() []Benchmark {
@@ -195,7 +233,35 @@ var Comparisons = append([]Comparison{
 	checkpointComparison("Snapshot", "snapshot", "cpu-ns/window"),
 	checkpointComparison("RestoreProcessor", "restore", "cpu-ns/window"),
 	checkpointComparison("snapshot size", "snapshot", "bytes/window"),
-}, slidingComparisons()...)
+}, append(slidingComparisons(), backendComparisons()...)...)
+
+// backendComparisons are stage 12's table: Pebble over the heap backend,
+// on the same BackendProcessor in the same run, in CPU per event, Go heap
+// per open window, and the time of a first and of a next checkpoint.
+func backendComparisons() []Comparison {
+	row := func(label, name, unit string) Comparison {
+		full := TopLevel(12) + "/" + name
+		return Comparison{
+			Stage:    12,
+			Title:    label + ", Pebble ÷ heap",
+			Goal:     "Pebble dearer per event, a small fraction of the Go heap, and checkpoints that cost what changed",
+			Group:    "heap against disk, the same BackendProcessor on each: Pebble ÷ your heap backend",
+			Legend:   fmt.Sprintf("per event: %s events, windows firing (several times dearer on disk: every read and write is encoded and looked up); Go heap: %d open windows of %d keys (far below 1×: Pebble holds a budget of %d MiB, the rest is on disk); checkpoints, in wall time: %s seen IDs and those windows, then the next ones, each after %d more events (a heap backend copies it all each time, Pebble links the files that did not change)", thousands(BackendEvents), BackendWindows, BackendKeys, PebbleBudget>>20, thousands(BackendIDs), BackendChanged),
+			Label:    label,
+			Subject:  Metric{full, unit},
+			Baseline: Metric{full, "heap-" + unit},
+		}
+	}
+	memory := row("Go heap per open window", "backend-memory", "live-B/window")
+	memory.Worry = 0.5
+	memory.Diagnosis = "your Pebble backend keeps the state on the Go heap: it should hold only its memtables and block cache there, within its budget, and read the rest from disk (stage 12's card)"
+	return []Comparison{
+		row("CPU per event", "backend-throughput", "cpu-ns/event"),
+		memory,
+		row("first checkpoint", "backend-checkpoint", "ms/checkpoint"),
+		row("next checkpoint", "backend-checkpoint", "ms/next-checkpoint"),
+	}
+}
 
 // slidingComparisons are stage 09's table: at each of SlidingRatios, the
 // processor against the naive strategy, then against the sliced one.
