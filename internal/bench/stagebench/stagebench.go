@@ -38,7 +38,10 @@ type Config struct {
 // API is what the benchmarks call: a package's own stage functions. New is
 // stage 01's NewProcessor; Snapshot and RestoreProcessor are stage 04's and
 // may be nil before it; NewSliding is stage 09's NewSlidingProcessor, nil
-// before it; NewBackendProcessor, NewHeapBackend and OpenPebbleBackend are
+// before it; NewSeenTTL is stage 10's NewSeenTTLProcessor, NewParallel
+// stage 06's NewParallelProcessor and NewBroadcast stage 11's
+// NewBroadcastProcessor, nil before them; NewBackendProcessor,
+// NewHeapBackend and OpenPebbleBackend are
 // stage 12's, nil before it (NewBackendProcessor is handed only backends
 // that the other two returned).
 type API struct {
@@ -46,6 +49,9 @@ type API struct {
 	Snapshot            func(Processor) ([]byte, error)
 	Restore             func([]byte) (Processor, error)
 	NewSliding          func(SlidingConfig) (Processor, error)
+	NewSeenTTL          func(cfg Config, seenTTL int64) (SeenTTLProcessor, error)
+	NewParallel         func(ParallelConfig) (Processor, error)
+	NewBroadcast        func(ParallelConfig) (BroadcastProcessor, error)
 	NewBackendProcessor func(Config, Backend) (BackendProcessor, error)
 	NewHeapBackend      func() Backend
 	OpenPebbleBackend   func(dir string, budget int64) (Backend, error)
@@ -81,6 +87,10 @@ func Measure(b *testing.B, bm bench.Benchmark, api API) {
 		Restore(b, api, bm.Baseline, bm.Subject)
 	case bench.Sliding:
 		Sliding(b, api, bm.Subject)
+	case bench.SeenTTL:
+		SeenTTL(b, api, bm.Subject)
+	case bench.Broadcast:
+		Broadcast(b, api, bm.Subject)
 	case bench.BackendThroughput:
 		BackendThroughput(b, api)
 	case bench.BackendMemory:
