@@ -1,6 +1,7 @@
 package stagebench
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,13 +13,27 @@ import (
 	"github.com/flk-byo/course/solutions"
 )
 
+// streamLike returns n events shaped as kit.BenchmarkStream's (10 000
+// keys, 100 events a second of event time, disorder bounded by
+// kit.BenchmarkDisorder, no redeliveries), from a fixed seed: the tests of
+// the bodies run on it, since building the million events of the real one
+// takes seconds, and tens of them under -race.
+func streamLike(n int) []kit.Event {
+	r := kit.NewRand(0x5eed_0010)
+	keys := make([]string, 10_000)
+	for i := range keys {
+		keys[i] = "k" + strconv.Itoa(i)
+	}
+	return kit.BoundedShuffle(r, kit.RandomEvents(r, n, keys, 0, int64(n)*10), kit.BenchmarkDisorder)
+}
+
 // TestSeenTTLPassesDoTheSameWork checks what stage 10's benchmarks divide:
-// over the shorter stream they run, the reference with the tight TTL and
+// over a stream shaped as theirs, as long as the shorter, the reference with the tight TTL and
 // without one returns, call by call, what stage 01's Processor returns, so
 // the two passes differ only in what they remember; and with the TTL it
 // remembers a small fraction of the IDs that it remembers without.
 func TestSeenTTLPassesDoTheSameWork(t *testing.T) {
-	events := BenchmarkStream()[:bench.SeenTTLEvents[0]]
+	events := streamLike(bench.SeenTTLEvents[0])
 	cfg := Config{WindowSize: kit.BenchmarkWindow, WatermarkDelay: kit.BenchmarkDisorder}
 	ref, err := solutions.NewProcessor(solutions.Config(cfg))
 	require.NoError(t, err)
@@ -51,13 +66,14 @@ func (c countedReference) AdvanceRuleWatermark(wm int64) int {
 func (c countedReference) Flush() int { return len(c.p.Flush()) }
 
 // TestBroadcastChecksEveryResult checks what stage 11's benchmarks
-// divide: at every number of prefixes they measure, the reference's
-// BroadcastProcessor, driven as runBroadcast drives it, alerts once for
+// divide: at every number of prefixes they measure, over a stream shaped
+// as theirs and as long, the reference's BroadcastProcessor, driven as
+// runBroadcast drives it, alerts once for
 // every result of the ParallelProcessor alone over the same events and
 // every prefix its key starts with (every rule's threshold is 1), so the
 // broadcast pass does all the work of the other and checks every result.
 func TestBroadcastChecksEveryResult(t *testing.T) {
-	events := BenchmarkStream()[:bench.BroadcastEvents]
+	events := streamLike(bench.BroadcastEvents)
 	cfg := broadcastConfig()
 	pcfg := solutions.ParallelConfig{Processor: solutions.Config(cfg.Processor), Parallelism: cfg.Parallelism, MaxParallelism: cfg.MaxParallelism}
 	pp, err := solutions.NewParallelProcessor(pcfg)
