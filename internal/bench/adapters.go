@@ -83,6 +83,102 @@ func BenchmarkDe09(b *testing.B) {
 	})
 }
 `,
+	10: `package PKG
+
+import (
+	"testing"
+
+	"github.com/flk-byo/course/internal/bench/stagebench"
+)
+
+func BenchmarkDe10(b *testing.B) {
+	stagebench.Run(b, 10, stagebench.API{
+		NewSeenTTL: func(c stagebench.Config, seenTTL int64) (stagebench.SeenTTLProcessor, error) {
+			p, err := NewSeenTTLProcessor(Config{WindowSize: c.WindowSize, WatermarkDelay: c.WatermarkDelay, AllowedLateness: c.AllowedLateness}, seenTTL)
+			if err != nil {
+				return nil, err
+			}
+			return p, nil
+		},
+	})
+}
+`,
+	11: `package PKG
+
+import (
+	"testing"
+
+	"github.com/flk-byo/course/internal/bench/stagebench"
+	"github.com/flk-byo/course/kit"
+)
+
+// deBenchParallelConfig is c as the package's ParallelConfig.
+func deBenchParallelConfig(c stagebench.ParallelConfig) ParallelConfig {
+	return ParallelConfig{
+		Processor:      Config{WindowSize: c.Processor.WindowSize, WatermarkDelay: c.Processor.WatermarkDelay, AllowedLateness: c.Processor.AllowedLateness},
+		Parallelism:    c.Parallelism,
+		MaxParallelism: c.MaxParallelism,
+	}
+}
+
+// deBenchBroadcast is a BroadcastProcessor as stagebench drives it: each
+// call returns how many alerts the package's returned.
+type deBenchBroadcast struct{ p *BroadcastProcessor }
+
+func (d deBenchBroadcast) ProcessEvent(e kit.Event) int { return len(d.p.ProcessEvent(e)) }
+func (d deBenchBroadcast) ProcessRule(r stagebench.Rule) {
+	d.p.ProcessRule(Rule{Prefix: r.Prefix, Threshold: r.Threshold, TS: r.TS})
+}
+func (d deBenchBroadcast) AdvanceRuleWatermark(wm int64) int { return len(d.p.AdvanceRuleWatermark(wm)) }
+func (d deBenchBroadcast) Flush() int                        { return len(d.p.Flush()) }
+
+func BenchmarkDe11(b *testing.B) {
+	stagebench.Run(b, 11, stagebench.API{
+		NewParallel: func(c stagebench.ParallelConfig) (stagebench.Processor, error) {
+			p, err := NewParallelProcessor(deBenchParallelConfig(c))
+			if err != nil {
+				return nil, err
+			}
+			return p, nil
+		},
+		NewBroadcast: func(c stagebench.ParallelConfig) (stagebench.BroadcastProcessor, error) {
+			p, err := NewBroadcastProcessor(deBenchParallelConfig(c))
+			if err != nil {
+				return nil, err
+			}
+			return deBenchBroadcast{p}, nil
+		},
+	})
+}
+`,
+	12: `package PKG
+
+import (
+	"testing"
+
+	"github.com/flk-byo/course/internal/bench/stagebench"
+)
+
+func BenchmarkDe12(b *testing.B) {
+	stagebench.Run(b, 12, stagebench.API{
+		NewBackendProcessor: func(c stagebench.Config, be stagebench.Backend) (stagebench.BackendProcessor, error) {
+			p, err := NewBackendProcessor(Config{WindowSize: c.WindowSize, WatermarkDelay: c.WatermarkDelay, AllowedLateness: c.AllowedLateness}, be.(StateBackend))
+			if err != nil {
+				return nil, err
+			}
+			return p, nil
+		},
+		NewHeapBackend: func() stagebench.Backend { return NewHeapBackend() },
+		OpenPebbleBackend: func(dir string, budget int64) (stagebench.Backend, error) {
+			pb, err := OpenPebbleBackend(dir, budget)
+			if err != nil {
+				return nil, err
+			}
+			return pb, nil
+		},
+	})
+}
+`,
 }
 
 // adapter returns the source of stage's file for package pkg.

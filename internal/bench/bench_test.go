@@ -305,13 +305,7 @@ func TestReportPrintsStage09AsOneTable(t *testing.T) {
 	m.Stage = 9
 	var out strings.Builder
 	Report(&out, m)
-	golden := filepath.Join("testdata", "report09.golden")
-	if *update {
-		require.NoError(t, os.WriteFile(golden, []byte(out.String()), 0o644))
-	}
-	want, err := os.ReadFile(golden)
-	require.NoError(t, err, "run go test ./internal/bench -update to create it")
-	assert.Equal(t, string(want), out.String(), "the stage 09 report changed; go test ./internal/bench -update accepts the change")
+	assertGolden(t, "report09.golden", out.String())
 	assert.Equal(t, 1, strings.Count(out.String(), "09 sliding windows"), "one heading for the whole table")
 
 	r, ok := comparisonOf(t, "BenchmarkDe09/size-slide-16").Ratio(m, LabPkg)
@@ -322,4 +316,141 @@ func TestReportPrintsStage09AsOneTable(t *testing.T) {
 	out.Reset()
 	Report(&out, m)
 	assert.Empty(t, out.String(), "nothing of stage 09 before it")
+}
+
+// assertGolden checks got against testdata/name, or rewrites the file
+// with -update.
+func assertGolden(t *testing.T, name, got string) {
+	t.Helper()
+	golden := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "run go test ./internal/bench -update to create it")
+	assert.Equal(t, string(want), got, "the report in %s changed; go test ./internal/bench -update accepts the change", name)
+}
+
+// output12 is go test -bench output of stage 12's benchmarks for both
+// packages, with -count 2 on the lab and 1 on the reference, whose
+// checkpoint benchmark did not run: a lab whose Pebble backend keeps its
+// state on the Go heap too, beside a reference that spills.
+const output12 = `pkg: github.com/flk-byo/course/lab
+BenchmarkDe12/backend-throughput-2         	       1	1585302555 ns/op	     50000 cpu-ns/event	      5000 heap-cpu-ns/event
+BenchmarkDe12/backend-throughput-2         	       1	1585302555 ns/op	     60000 cpu-ns/event	      5000 heap-cpu-ns/event
+BenchmarkDe12/backend-memory-2             	       1	 442753600 ns/op	     13000 heap-live-B/window	     15000 live-B/window
+BenchmarkDe12/backend-memory-2             	       1	 442753600 ns/op	     13000 heap-live-B/window	     14000 live-B/window
+BenchmarkDe12/backend-checkpoint-2         	       1	5317260438 ns/op	 200.0 heap-ms/checkpoint	 100.0 heap-ms/next-checkpoint	  15.00 ms/checkpoint	  14.00 ms/next-checkpoint
+BenchmarkDe12/backend-checkpoint-2         	       1	5317260438 ns/op	 200.0 heap-ms/checkpoint	 100.0 heap-ms/next-checkpoint	  16.00 ms/checkpoint	  16.00 ms/next-checkpoint
+PASS
+ok  	github.com/flk-byo/course/lab	25.1s
+pkg: github.com/flk-byo/course/solutions
+BenchmarkDe12/backend-throughput-2         	       1	1585302555 ns/op	     57719 cpu-ns/event	      5241 heap-cpu-ns/event
+BenchmarkDe12/backend-memory-2             	       1	 442753600 ns/op	     13078 heap-live-B/window	       635.6 live-B/window
+PASS
+ok  	github.com/flk-byo/course/solutions	20.3s
+`
+
+// TestReportPrintsStage12AsOneTable pins de bench's stage 12 table against
+// testdata/report12.golden: a row per measure, Pebble over the heap
+// backend in the lab and in the reference, each from the same run's pairs,
+// "not measured" where a benchmark did not run, and the diagnosis where
+// the lab's Pebble backend holds its state on the Go heap.
+func TestReportPrintsStage12AsOneTable(t *testing.T) {
+	m := Parse(strings.NewReader(output12))
+	require.Empty(t, m.Failures)
+	m.Stage = 12
+	var out strings.Builder
+	Report(&out, m)
+	assertGolden(t, "report12.golden", out.String())
+	assert.Equal(t, 1, strings.Count(out.String(), "12 heap against disk"), "one heading for the whole table")
+	assert.Equal(t, 1, strings.Count(out.String(), " on your lab/: "), "the diagnosis only where the lab's ratio calls for it")
+
+	r, ok := comparisonOf(t, "BenchmarkDe12/backend-throughput").Ratio(m, LabPkg)
+	require.True(t, ok)
+	assert.Equal(t, Ratio{Mean: 11, Min: 10, Max: 12, Runs: 2, Subject: 55000, Baseline: 5000}, r, "Pebble ÷ heap, run by run")
+
+	m.Stage = 11
+	out.Reset()
+	Report(&out, m)
+	assert.Empty(t, out.String(), "nothing of stage 12 before it")
+}
+
+// outputExtensions is go test -bench output of stage 10's and stage 11's
+// benchmarks for both packages, with -count 2 on the lab and 1 on the
+// reference, whose longer stream of stage 10 did not run: a lab that
+// never forgets an ID, and whose broadcast check slows with its rules,
+// beside the reference.
+const outputExtensions = `pkg: github.com/flk-byo/course/lab
+BenchmarkDe10/events-100000-2     	       4	 262780356 ns/op	      1400 cpu-ns/event	      1200 nottl-cpu-ns/event	    100000 nottl-remembered-IDs	    100000 remembered-IDs
+BenchmarkDe10/events-100000-2     	       4	 262780356 ns/op	      1500 cpu-ns/event	      1200 nottl-cpu-ns/event	    100000 nottl-remembered-IDs	    100000 remembered-IDs
+BenchmarkDe10/events-1000000-2    	       1	3074738223 ns/op	      1600 cpu-ns/event	      1700 nottl-cpu-ns/event	   1000000 nottl-remembered-IDs	   1000000 remembered-IDs
+BenchmarkDe10/events-1000000-2    	       1	3074738223 ns/op	      1800 cpu-ns/event	      1700 nottl-cpu-ns/event	   1000000 nottl-remembered-IDs	   1000000 remembered-IDs
+BenchmarkDe11/prefixes-1-2        	       2	 592796958 ns/op	      7600 cpu-ns/event	      4200 parallel-cpu-ns/event
+BenchmarkDe11/prefixes-1-2        	       2	 592796958 ns/op	      8000 cpu-ns/event	      4000 parallel-cpu-ns/event
+BenchmarkDe11/prefixes-10-2       	       5	 231045654 ns/op	     12000 cpu-ns/event	      4000 parallel-cpu-ns/event
+BenchmarkDe11/prefixes-10-2       	       5	 231045654 ns/op	     12000 cpu-ns/event	      4000 parallel-cpu-ns/event
+BenchmarkDe11/prefixes-100-2      	       3	 371986677 ns/op	     80000 cpu-ns/event	      4000 parallel-cpu-ns/event
+BenchmarkDe11/prefixes-100-2      	       3	 371986677 ns/op	     84000 cpu-ns/event	      4000 parallel-cpu-ns/event
+PASS
+ok  	github.com/flk-byo/course/lab	25.1s
+pkg: github.com/flk-byo/course/solutions
+BenchmarkDe10/events-100000-2     	       4	 262780356 ns/op	      1404 cpu-ns/event	      1160 nottl-cpu-ns/event	    100000 nottl-remembered-IDs	       379.0 remembered-IDs
+BenchmarkDe11/prefixes-1-2        	       2	 592796958 ns/op	      7637 cpu-ns/event	      4245 parallel-cpu-ns/event
+BenchmarkDe11/prefixes-10-2       	       5	 231045654 ns/op	      6883 cpu-ns/event	      3503 parallel-cpu-ns/event
+BenchmarkDe11/prefixes-100-2      	       3	 371986677 ns/op	     11291 cpu-ns/event	      4382 parallel-cpu-ns/event
+PASS
+ok  	github.com/flk-byo/course/solutions	20.3s
+`
+
+// TestReportPrintsStages10And11AsOneTableEach pins de bench's stage 10
+// and stage 11 tables against testdata/report10.golden and
+// report11.golden: a row per stream length and measure (stage 10) or per
+// number of prefixes (stage 11), the lab's ratio beside the reference's,
+// each from the same run's pairs, "not measured" where a benchmark did not
+// run, and stage 10's diagnosis where the lab remembers every ID with the
+// TTL at the longer stream; a stage's table only once it is reached.
+func TestReportPrintsStages10And11AsOneTableEach(t *testing.T) {
+	m := Parse(strings.NewReader(outputExtensions))
+	require.Empty(t, m.Failures)
+	for _, tc := range []struct {
+		stage           int
+		golden, heading string
+		diagnoses       int
+		subject         string
+		want            Ratio
+	}{
+		{10, "report10.golden", "10 forgetting seen IDs", 1, "BenchmarkDe10/events-100000",
+			Ratio{Mean: (1400.0/1200 + 1500.0/1200) / 2, Min: 1400.0 / 1200, Max: 1500.0 / 1200, Runs: 2, Subject: 1450, Baseline: 1200}},
+		{11, "report11.golden", "11 broadcast rules", 0, "BenchmarkDe11/prefixes-1",
+			Ratio{Mean: (7600.0/4200 + 2) / 2, Min: 7600.0 / 4200, Max: 2, Runs: 2, Subject: 7800, Baseline: 4100}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			m.Stage = tc.stage
+			var out strings.Builder
+			Report(&out, m)
+			report := out.String()
+			if tc.stage == 11 {
+				// Stage 10's table comes first; the golden file holds stage 11's.
+				_, report, _ = strings.Cut(report, "\n11 ")
+				report = "11 " + report
+			} else {
+				report, _, _ = strings.Cut(report, "note: ")
+			}
+			assertGolden(t, tc.golden, report)
+			assert.Equal(t, 1, strings.Count(out.String(), tc.heading), "one heading for the whole table")
+			assert.Equal(t, tc.diagnoses, strings.Count(report, " on your lab/: "), "the diagnosis only where the lab's ratio calls for it")
+			r, ok := comparisonOf(t, tc.subject).Ratio(m, LabPkg)
+			require.True(t, ok)
+			assert.InDelta(t, tc.want.Mean, r.Mean, 1e-9)
+			assert.InDelta(t, tc.want.Subject, r.Subject, 1e-9)
+			assert.InDelta(t, tc.want.Baseline, r.Baseline, 1e-9)
+			assert.Equal(t, tc.want.Runs, r.Runs)
+
+			m.Stage = tc.stage - 1
+			out.Reset()
+			Report(&out, m)
+			assert.NotContains(t, out.String(), tc.heading, "nothing of stage %02d before it", tc.stage)
+		})
+	}
 }

@@ -194,12 +194,17 @@ func unitLabel(unit string) string {
 	return unit
 }
 
-// times renders a ratio: 1.05×, 31×.
+// times renders a ratio: 1.05×, 31×, and ratios below 0.1 to two
+// significant digits, 0.0038×, so that a small one does not read 0.00×.
 func times(r float64) string {
-	if r >= 10 {
+	switch {
+	case r >= 10:
 		return fmt.Sprintf("%.0f×", r)
+	case r < 0.1:
+		return fmt.Sprintf("%.2g×", r)
+	default:
+		return fmt.Sprintf("%.2f×", r)
 	}
-	return fmt.Sprintf("%.2f×", r)
 }
 
 // spread renders a ratio's range over its runs, when there are several,

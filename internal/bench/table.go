@@ -29,6 +29,33 @@ const (
 	// the processor, naive-cpu-ns/event and sliced-cpu-ns/event for the
 	// strategies.
 	Sliding
+	// SeenTTL times, in turn, stage 10's processor with the tight TTL
+	// (WindowSize + AllowedLateness) and without one, each taking the
+	// first Subject.Events events of kit.BenchmarkStream and a Flush:
+	// cpu-ns/event and remembered-IDs (before Flush) with the TTL, the
+	// same with nottl- in front without.
+	SeenTTL
+	// Broadcast times, in turn, stage 06's ParallelProcessor alone and
+	// stage 11's BroadcastProcessor with Subject.Prefixes rules over the
+	// same BroadcastEvents events: cpu-ns/event for the broadcast one,
+	// parallel-cpu-ns/event for the other.
+	Broadcast
+	// BackendThroughput times, in turn, stage 12's BackendProcessor on the
+	// package's heap backend and on its Pebble backend, each taking the
+	// first BackendEvents events of kit.BenchmarkStream and a Flush:
+	// cpu-ns/event on Pebble, heap-cpu-ns/event on the heap backend.
+	BackendThroughput
+	// BackendMemory measures, in turn on each backend, the Go heap that
+	// BackendWindows open windows of BackendKeys keys take (live bytes
+	// after a collection, the events excluded): live-B/window on Pebble,
+	// heap-live-B/window on the heap backend.
+	BackendMemory
+	// BackendCheckpoint times, in turn on each backend, a checkpoint of
+	// BackendIDs seen IDs and those windows, then NextCheckpoints more,
+	// each after BackendChanged more events, in wall time (a checkpoint
+	// waits on the disk): ms/checkpoint and ms/next-checkpoint on Pebble, the same with
+	// heap- in front on the heap backend.
+	BackendCheckpoint
 )
 
 // The time de bench compares is the CPU time of the test binary (user and
@@ -39,11 +66,14 @@ const (
 // Shape is how much state a benchmark's processor holds. For Scaling it
 // is its WatermarkDelay and AllowedLateness, in windows of the scaling
 // stream; for Snapshot and Restore, its number of windows; for Sliding,
-// its windows' Size in slides: the number of windows an event is in.
+// its windows' Size in slides: the number of windows an event is in; for
+// SeenTTL, the events of its stream; for Broadcast, its rules' prefixes.
 type Shape struct {
 	Delay, Lateness int64
 	Windows         int
 	SizeSlide       int64
+	Events          int
+	Prefixes        int
 }
 
 // Benchmark is one sub-benchmark of BenchmarkDeNN, where NN is its stage.
@@ -112,6 +142,44 @@ const (
 // measure.
 var SlidingRatios = []int64{1, 4, 16, 64}
 
+// SeenTTLEvents are the stream lengths of stage 10's benchmarks, prefixes
+// of kit.BenchmarkStream: with the tight TTL, the IDs remembered should be
+// as many at the longer as at the shorter, those of the last TTL and delay
+// of event time.
+var SeenTTLEvents = []int{100_000, 1_000_000}
+
+// BroadcastEvents is the stream of stage 11's benchmarks, a prefix of
+// kit.BenchmarkStream, through 4 subtasks of 128 key groups;
+// BroadcastPrefixes are its numbers of rules, one prefix each ("k"; "k0"
+// … "k9"; "k0" … "k99").
+const (
+	BroadcastEvents      = 20_000
+	BroadcastParallelism = 4
+	BroadcastMaxParallel = 128
+)
+
+// BroadcastPrefixes are the numbers of rule prefixes stage 11's benchmarks
+// measure.
+var BroadcastPrefixes = []int{1, 10, 100}
+
+// The sizes of stage 12's benchmarks, heap against disk. BackendEvents
+// events of the benchmark stream keep windows firing as they go;
+// BackendWindows windows of BackendKeys keys each, which never fire, are
+// the open state whose Go heap is measured; BackendIDs events over those
+// windows are the state of the first checkpoint, and BackendChanged more
+// what each of the NextCheckpoints after it adds. PebbleBudget is the Pebble backend's memory
+// budget, well above MinPebbleBudget and far below what a heap backend
+// holds at BackendIDs.
+const (
+	BackendEvents   = 20_000
+	BackendWindows  = 200
+	BackendKeys     = 50
+	BackendIDs      = 100_000
+	BackendChanged  = 100
+	NextCheckpoints = 5
+	PebbleBudget    = 8 << 20
+)
+
 // few is the baseline of the scaling benchmarks: a delay of one window,
 // the stream's disorder, and no lateness.
 var few = Shape{Delay: 1}
@@ -124,7 +192,34 @@ var Benchmarks = append([]Benchmark{
 	{Stage: 3, Name: "expiring-windows", Kind: Scaling, Baseline: few, Subject: Shape{Delay: 1, Lateness: ScalingKept}},
 	{Stage: 4, Name: "snapshot", Kind: Snapshot, Baseline: Shape{Windows: CheckpointSmall}, Subject: Shape{Windows: CheckpointLarge}},
 	{Stage: 4, Name: "restore", Kind: Restore, Baseline: Shape{Windows: CheckpointSmall}, Subject: Shape{Windows: CheckpointLarge}},
-}, slidingBenchmarks()...)
+}, append(append(slidingBenchmarks(), extensionBenchmarks()...),
+	Benchmark{Stage: 12, Name: "backend-throughput", Kind: BackendThroughput},
+	Benchmark{Stage: 12, Name: "backend-memory", Kind: BackendMemory},
+	Benchmark{Stage: 12, Name: "backend-checkpoint", Kind: BackendCheckpoint},
+)...)
+
+// extensionBenchmarks are stage 10's, one per SeenTTLEvents, and stage
+// 11's, one per BroadcastPrefixes.
+func extensionBenchmarks() []Benchmark {
+	var bs []Benchmark
+	for _, n := range SeenTTLEvents {
+		bs = append(bs, seenTTLBenchmark(n))
+	}
+	for _, n := range BroadcastPrefixes {
+		bs = append(bs, broadcastBenchmark(n))
+	}
+	return bs
+}
+
+// seenTTLBenchmark is stage 10's benchmark over n events.
+func seenTTLBenchmark(n int) Benchmark {
+	return Benchmark{Stage: 10, Name: fmt.Sprintf("events-%d", n), Kind: SeenTTL, Subject: Shape{Events: n}}
+}
+
+// broadcastBenchmark is stage 11's benchmark with n rule prefixes.
+func broadcastBenchmark(n int) Benchmark {
+	return Benchmark{Stage: 11, Name: fmt.Sprintf("prefixes-%d", n), Kind: Broadcast, Subject: Shape{Prefixes: n}}
+}
 
 // slidingBenchmarks are stage 09's benchmarks, one per SlidingRatios.
 func slidingBenchmarks() []Benchmark {
@@ -195,7 +290,85 @@ var Comparisons = append([]Comparison{
 	checkpointComparison("Snapshot", "snapshot", "cpu-ns/window"),
 	checkpointComparison("RestoreProcessor", "restore", "cpu-ns/window"),
 	checkpointComparison("snapshot size", "snapshot", "bytes/window"),
-}, slidingComparisons()...)
+}, append(append(append(slidingComparisons(), seenTTLComparisons()...), broadcastComparisons()...), backendComparisons()...)...)
+
+// seenTTLComparisons are stage 10's table: at each of SeenTTLEvents, the
+// cost per event with the tight TTL over without one, and the IDs each
+// remembers.
+func seenTTLComparisons() []Comparison {
+	var cs []Comparison
+	for i, n := range SeenTTLEvents {
+		b := seenTTLBenchmark(n)
+		row := func(label, unit string) Comparison {
+			return Comparison{
+				Stage:    10,
+				Title:    fmt.Sprintf("%s, %s events, TTL ÷ none", label, thousands(n)),
+				Goal:     fmt.Sprintf("per event about 1×, a little more on a short stream; with the TTL as many IDs remembered at %s events as at %s, so that ratio falls tenfold", thousands(SeenTTLEvents[len(SeenTTLEvents)-1]), thousands(SeenTTLEvents[0])),
+				Group:    "forgetting seen IDs: the tight TTL (WindowSize + AllowedLateness) ÷ no TTL, as the stream grows",
+				Legend:   "prefixes of the benchmark stream (1 s windows, 5 s of disorder as the delay, 100 events a second); IDs remembered before Flush: without a TTL every one, with it those of the last TTL and delay of event time",
+				Label:    fmt.Sprintf("%s, %s events", label, thousands(n)),
+				Subject:  Metric{b.FullName(), unit},
+				Baseline: Metric{b.FullName(), "nottl-" + unit},
+			}
+		}
+		ids := row("remembered IDs", "remembered-IDs")
+		if i == len(SeenTTLEvents)-1 {
+			ids.Worry = 0.5
+			ids.Diagnosis = "your processor still remembers most IDs with the TTL: forget every ID whose TS + seenTTL the watermark has reached, on each call that raises it (stage 10's card, rule 4)"
+		}
+		cs = append(cs, row("per event", "cpu-ns/event"), ids)
+	}
+	return cs
+}
+
+// broadcastComparisons are stage 11's table: at each of BroadcastPrefixes,
+// the BroadcastProcessor's cost per event over the ParallelProcessor's
+// alone, timed beside it.
+func broadcastComparisons() []Comparison {
+	var cs []Comparison
+	for _, n := range BroadcastPrefixes {
+		b := broadcastBenchmark(n)
+		cs = append(cs, Comparison{
+			Stage:    11,
+			Title:    fmt.Sprintf("per event, %s, ÷ the ParallelProcessor alone", prefixCount(n)),
+			Goal:     "a small factor, which grows little with the prefixes",
+			Group:    "broadcast rules, per event, as the rules grow: your BroadcastProcessor ÷ your ParallelProcessor alone",
+			Legend:   fmt.Sprintf("%s events through %d subtasks; rules of threshold 1, one per prefix (k; k0 … k9; k0 … k99), the rules' watermark a window behind the events', so every result waits for it and is checked against the rules", thousands(BroadcastEvents), BroadcastParallelism),
+			Label:    prefixCount(n),
+			Subject:  Metric{b.FullName(), "cpu-ns/event"},
+			Baseline: Metric{b.FullName(), "parallel-cpu-ns/event"},
+		})
+	}
+	return cs
+}
+
+// backendComparisons are stage 12's table: Pebble over the heap backend,
+// on the same BackendProcessor in the same run, in CPU per event, Go heap
+// per open window, and the time of a first and of a next checkpoint.
+func backendComparisons() []Comparison {
+	row := func(label, name, unit string) Comparison {
+		full := TopLevel(12) + "/" + name
+		return Comparison{
+			Stage:    12,
+			Title:    label + ", Pebble ÷ heap",
+			Goal:     "Pebble dearer per event, a small fraction of the Go heap, and checkpoints that cost what changed",
+			Group:    "heap against disk, the same BackendProcessor on each: Pebble ÷ your heap backend",
+			Legend:   fmt.Sprintf("per event: %s events, windows firing (several times dearer on disk: every read and write is encoded and looked up); Go heap: %d open windows of %d keys (far below 1×: Pebble holds a budget of %d MiB, the rest is on disk); checkpoints, in wall time: %s seen IDs and those windows, then the next ones, each after %d more events (a heap backend copies it all each time, Pebble links the files that did not change)", thousands(BackendEvents), BackendWindows, BackendKeys, PebbleBudget>>20, thousands(BackendIDs), BackendChanged),
+			Label:    label,
+			Subject:  Metric{full, unit},
+			Baseline: Metric{full, "heap-" + unit},
+		}
+	}
+	memory := row("Go heap per open window", "backend-memory", "live-B/window")
+	memory.Worry = 0.5
+	memory.Diagnosis = "your Pebble backend keeps the state on the Go heap: it should hold only its memtables and block cache there, within its budget, and read the rest from disk (stage 12's card)"
+	return []Comparison{
+		row("CPU per event", "backend-throughput", "cpu-ns/event"),
+		memory,
+		row("first checkpoint", "backend-checkpoint", "ms/checkpoint"),
+		row("next checkpoint", "backend-checkpoint", "ms/next-checkpoint"),
+	}
+}
 
 // slidingComparisons are stage 09's table: at each of SlidingRatios, the
 // processor against the naive strategy, then against the sliced one.
@@ -253,4 +426,12 @@ func thousands(n int) string {
 		s = s[:i] + " " + s[i:]
 	}
 	return s
+}
+
+// prefixCount renders n rule prefixes: "1 prefix", "10 prefixes".
+func prefixCount(n int) string {
+	if n == 1 {
+		return "1 prefix"
+	}
+	return fmt.Sprintf("%d prefixes", n)
 }

@@ -32,10 +32,18 @@ in the same run:
    09  the SlidingProcessor's CPU time per event at Size/Slide 1, 4, 16 and 64,
        over a naive strategy (an update per window) and a sliced one (an update
        per event, a merge per firing) timed beside it.
+   10  the cost per event with the tight seen-ID TTL over without one, and the IDs
+       each remembers, at 100 000 and 1 000 000 events: with the TTL, as many at
+       both lengths.
+   11  the BroadcastProcessor's CPU time per event over the ParallelProcessor's
+       alone, at 1, 10 and 100 rule prefixes.
+   12  your BackendProcessor on your Pebble backend over on your heap backend:
+       CPU per event, Go heap per open window (far below 1×), and the wall time
+       of a first checkpoint and of the next ones (Pebble's cost what changed).
 
 Times are the test binary's CPU time (garbage collection included) where the system
 reports it, so that other processes' use of the CPU does not count. A run takes about
-a minute at stage 04. Single runs still carry some noise: -count 5 runs each benchmark
+a minute at stage 04, and about four at stage 12. Single runs still carry some noise: -count 5 runs each benchmark
 5 times and prints the mean and range of every ratio.
 
 Exit status: 0 when every benchmark ran, 1 when your lab/ failed (it does not compile,

@@ -38,12 +38,23 @@ type Config struct {
 // API is what the benchmarks call: a package's own stage functions. New is
 // stage 01's NewProcessor; Snapshot and RestoreProcessor are stage 04's and
 // may be nil before it; NewSliding is stage 09's NewSlidingProcessor, nil
-// before it.
+// before it; NewSeenTTL is stage 10's NewSeenTTLProcessor, NewParallel
+// stage 06's NewParallelProcessor and NewBroadcast stage 11's
+// NewBroadcastProcessor, nil before them; NewBackendProcessor,
+// NewHeapBackend and OpenPebbleBackend are
+// stage 12's, nil before it (NewBackendProcessor is handed only backends
+// that the other two returned).
 type API struct {
-	New        func(Config) (Processor, error)
-	Snapshot   func(Processor) ([]byte, error)
-	Restore    func([]byte) (Processor, error)
-	NewSliding func(SlidingConfig) (Processor, error)
+	New                 func(Config) (Processor, error)
+	Snapshot            func(Processor) ([]byte, error)
+	Restore             func([]byte) (Processor, error)
+	NewSliding          func(SlidingConfig) (Processor, error)
+	NewSeenTTL          func(cfg Config, seenTTL int64) (SeenTTLProcessor, error)
+	NewParallel         func(ParallelConfig) (Processor, error)
+	NewBroadcast        func(ParallelConfig) (BroadcastProcessor, error)
+	NewBackendProcessor func(Config, Backend) (BackendProcessor, error)
+	NewHeapBackend      func() Backend
+	OpenPebbleBackend   func(dir string, budget int64) (Backend, error)
 }
 
 // Run runs every benchmark of the table for stage, each as a sub-benchmark
@@ -76,6 +87,16 @@ func Measure(b *testing.B, bm bench.Benchmark, api API) {
 		Restore(b, api, bm.Baseline, bm.Subject)
 	case bench.Sliding:
 		Sliding(b, api, bm.Subject)
+	case bench.SeenTTL:
+		SeenTTL(b, api, bm.Subject)
+	case bench.Broadcast:
+		Broadcast(b, api, bm.Subject)
+	case bench.BackendThroughput:
+		BackendThroughput(b, api)
+	case bench.BackendMemory:
+		BackendMemory(b, api)
+	case bench.BackendCheckpoint:
+		BackendCheckpoint(b, api)
 	default:
 		b.Fatalf("unknown benchmark kind %d", bm.Kind)
 	}
@@ -263,32 +284,47 @@ func pairs(b *testing.B, baseline, subject func() time.Duration) (base, subj tim
 // because a busy machine stalls a pass now and then, and a stall counts
 // fully in a sum: one stalled pass among ten would move a mean by half.
 func turns(b *testing.B, passes ...func() time.Duration) []time.Duration {
-	times := make([][]time.Duration, len(passes))
-	for i := range times {
-		times[i] = make([]time.Duration, b.N)
+	return medians(collect(b, passes...))
+}
+
+// collect runs every one of passes, in turn, b.N times, with b's timer on,
+// and returns what each reported, in the order of passes: turns for
+// measures other than a time, or several of them.
+func collect[T any](b *testing.B, passes ...func() T) [][]T {
+	samples := make([][]T, len(passes))
+	for i := range samples {
+		samples[i] = make([]T, b.N)
 	}
 	b.ResetTimer()
 	for n := range b.N {
 		for i, pass := range passes {
-			times[i][n] = pass()
+			samples[i][n] = pass()
 		}
 	}
 	b.StopTimer()
-	medians := make([]time.Duration, len(passes))
-	for i, ts := range times {
-		medians[i] = median(ts)
-	}
-	return medians
+	return samples
 }
 
-// median returns the median of ds, which it sorts.
-func median(ds []time.Duration) time.Duration {
-	slices.Sort(ds)
-	n := len(ds)
-	if n%2 == 1 {
-		return ds[n/2]
+// measure is what a pass reports: a time, a count of bytes.
+type measure interface{ ~int64 | ~float64 }
+
+// medians returns the median of each of samples, which it sorts.
+func medians[T measure](samples [][]T) []T {
+	ms := make([]T, len(samples))
+	for i, s := range samples {
+		ms[i] = median(s)
 	}
-	return (ds[n/2-1] + ds[n/2]) / 2
+	return ms
+}
+
+// median returns the median of vs, which it sorts.
+func median[T measure](vs []T) T {
+	slices.Sort(vs)
+	n := len(vs)
+	if n%2 == 1 {
+		return vs[n/2]
+	}
+	return (vs[n/2-1] + vs[n/2]) / 2
 }
 
 // perItem returns the nanoseconds that each of n items took in each of
