@@ -69,7 +69,7 @@ a benchmark panicked or failed), 2 when de bench could not run.`,
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			e.printf("benchmarking stage(s) %s on your lab/ and on the reference (go test -bench, about a minute)…\n", stageList(bench.Stages(last)))
+			e.printf("benchmarking stage(s) %s on your lab/ and on the reference (go test -bench: about a minute at stage 04, four at stage 12)…\n", stageList(bench.Stages(last)))
 			m, err := bench.Run(c.Context, o)
 			if m != nil {
 				bench.Report(e.Stdout, m)

@@ -1,3 +1,5 @@
+//go:build solution
+
 package stagebench
 
 import (
