@@ -8,9 +8,11 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/coursedir"
 	"github.com/flk-byo/course/internal/gotest"
+	"github.com/flk-byo/course/internal/grade"
 	"github.com/flk-byo/course/internal/testreport"
 )
 
@@ -235,6 +237,11 @@ func (e *env) drillTest(c *ucli.Context, args []string, timeout, testTime time.D
 	s := e.style
 	e.printf("%s\n", s.Dim("Drill "+d.Slug+" "+e.engineLine(d)+"."))
 	run := &testreport.Run{Tags: tags, Stages: []catalog.Stage{d}}
+	// As de test does: a job (or lab/) that imports what it must not, or
+	// could forge a result, passes nothing, whatever its checks print.
+	if run.Findings, err = grade.CheckLab(e.root, e.cat, course.Files); err != nil {
+		return err
+	}
 	live := newLiveLine(e.Stderr, e.style)
 	part := live.part("go test -tags %s on drill %s", tags, d.Slug)
 	opts := gotest.Options{Dir: e.root, Tags: tags, Timeout: timeout, TestTimeout: testTime, Packages: []string{d.Package()}, OnTest: part.test}
