@@ -74,3 +74,20 @@ func DamagedSnapshots(snap []byte) [][]byte {
 	}
 	return out
 }
+
+// AddSnapshotSeeds adds to a restore fuzz target's seed corpus each good
+// snapshot, its DamagedSnapshots, and three inputs that are no snapshot in
+// any format: nothing, 40 bytes of 0xff and 40 zero bytes. The target's
+// one argument is the bytes to restore.
+func AddSnapshotSeeds(f *testing.F, snaps [][]byte) {
+	f.Helper()
+	for _, snap := range snaps {
+		f.Add(snap)
+		for _, damaged := range DamagedSnapshots(snap) {
+			f.Add(damaged)
+		}
+	}
+	f.Add([]byte(nil))
+	f.Add(bytes.Repeat([]byte{0xff}, 40))
+	f.Add(make([]byte, 40))
+}

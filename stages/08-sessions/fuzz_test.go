@@ -56,12 +56,7 @@ func FuzzRestoreSessionProcessor(f *testing.F) {
 	runOps(awkward, ops[:len(ops)-2])
 	snaps = append(snaps, snapshotOf(f, awkward))
 
-	for _, snap := range snaps {
-		f.Add(snap)
-		for _, damaged := range windowtest.DamagedSnapshots(snap) {
-			f.Add(damaged)
-		}
-	}
+	windowtest.AddSnapshotSeeds(f, snaps)
 	p, err := NewProcessor(Config{WindowSize: 50, AllowedLateness: 100})
 	if err != nil {
 		f.Fatalf("NewProcessor: %v", err)
@@ -72,7 +67,6 @@ func FuzzRestoreSessionProcessor(f *testing.F) {
 		f.Fatalf("Processor.Snapshot (stage 04): %v", err)
 	}
 	f.Add(tumbling) // "FLKS": tumbling-window state, not sessions
-	f.Add([]byte(nil))
 	f.Add([]byte("FLSW"))
 	f.Add([]byte("FLSW\x01"))
 	f.Add([]byte("FLSW\x02"))

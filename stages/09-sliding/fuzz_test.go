@@ -3,7 +3,6 @@
 package sliding
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
@@ -34,12 +33,7 @@ func FuzzRestoreSlidingProcessor(f *testing.F) {
 			snaps = append(snaps, snapshotOf(f, s))
 		}
 	}
-	for _, snap := range snaps {
-		f.Add(snap)
-		for _, damaged := range windowtest.DamagedSnapshots(snap) {
-			f.Add(damaged)
-		}
-	}
+	windowtest.AddSnapshotSeeds(f, snaps)
 	p, err := NewProcessor(Config{WindowSize: 10, AllowedLateness: 5})
 	if err != nil {
 		f.Fatalf("NewProcessor: %v", err)
@@ -50,9 +44,6 @@ func FuzzRestoreSlidingProcessor(f *testing.F) {
 		f.Fatalf("Processor.Snapshot (stage 04): %v", err)
 	}
 	f.Add(tumbling) // tumbling-window state, not a sliding snapshot
-	f.Add([]byte(nil))
-	f.Add(bytes.Repeat([]byte{0xff}, 40))
-	f.Add(make([]byte, 40))
 	f.Add([]byte("not a snapshot at all"))
 
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -3,7 +3,6 @@
 package seenttl
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
@@ -35,15 +34,7 @@ func FuzzRestoreSeenTTLProcessor(f *testing.F) {
 			}
 		}
 	}
-	for _, snap := range snaps {
-		f.Add(snap)
-		for _, damaged := range windowtest.DamagedSnapshots(snap) {
-			f.Add(damaged)
-		}
-	}
-	f.Add([]byte(nil))
-	f.Add(bytes.Repeat([]byte{0xff}, 40))
-	f.Add(make([]byte, 40))
+	windowtest.AddSnapshotSeeds(f, snaps)
 	f.Add([]byte("not a snapshot at all"))
 
 	f.Fuzz(func(t *testing.T, data []byte) {

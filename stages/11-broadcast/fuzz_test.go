@@ -3,7 +3,6 @@
 package broadcast
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/flk-byo/course/internal/suite"
@@ -32,15 +31,7 @@ func FuzzRestoreBroadcastProcessor(f *testing.F) {
 			snaps = append(snaps, snapshotOf(f, r.b))
 		}
 	}
-	for _, snap := range snaps {
-		f.Add(snap)
-		for _, damaged := range windowtest.DamagedSnapshots(snap) {
-			f.Add(damaged)
-		}
-	}
-	f.Add([]byte(nil))
-	f.Add(bytes.Repeat([]byte{0xff}, 40))
-	f.Add(make([]byte, 40))
+	windowtest.AddSnapshotSeeds(f, snaps)
 	f.Add([]byte("not a snapshot at all"))
 
 	restoreOf := func(t testing.TB, snap []byte) *BroadcastProcessor { return restoreAt(t, snap, 3) }
