@@ -2,6 +2,8 @@ package windowtest
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -90,4 +92,51 @@ func AddSnapshotSeeds(f *testing.F, snaps [][]byte) {
 	f.Add([]byte(nil))
 	f.Add(bytes.Repeat([]byte{0xff}, 40))
 	f.Add(make([]byte, 40))
+}
+
+// Damaged is an input that a restore must refuse, and what it is, for
+// messages: "all but the last byte".
+type Damaged struct {
+	What  string
+	Input []byte
+}
+
+// DamagedCopies returns copies of the good snapshot a restore must refuse:
+// its first 4 and 17 bytes (inside any plausible header), all but its last
+// byte, a byte appended, and a bit flipped at each of SamplePositions.
+func DamagedCopies(r *rand.Rand, good []byte) []Damaged {
+	out := []Damaged{
+		{"the first 4 bytes", good[:min(len(good), 4)]},
+		{"the first 17 bytes", good[:min(len(good), 17)]},
+		{"all but the last byte", good[:len(good)-1]},
+		{"a byte appended", append(bytes.Clone(good), 0)},
+	}
+	for _, i := range SamplePositions(r, len(good)) {
+		flipped := bytes.Clone(good)
+		flipped[i] ^= 0x40
+		out = append(out, Damaged{fmt.Sprintf("byte %d flipped", i), flipped})
+	}
+	return out
+}
+
+// CheckRefused checks that restore refuses each input with a nil processor
+// and an error, and never panics: a snapshot comes from a file that may be
+// truncated or corrupted. call is the call's name in messages, a format
+// with one %s for the input's What: "RestoreSlidingProcessor(%s)". why
+// says, in a failure, what the restore must do to refuse it.
+func CheckRefused[T any](t testing.TB, call string, inputs []Damaged, restore func([]byte) (*T, error), why string) {
+	t.Helper()
+	for _, in := range inputs {
+		var p *T
+		var err error
+		name := fmt.Sprintf(call, in.What)
+		panicked := suite.Catch(func() { p, err = restore(in.Input) })
+		switch {
+		case panicked != "":
+			t.Errorf("%s panicked: %v\nIt must return an error: a snapshot comes from a file that may be "+
+				"truncated or corrupted.\n%s", name, panicked, suite.HexHead(in.Input))
+		case err == nil || p != nil:
+			t.Errorf("%s = %v, %v; want nil and an error: %s\n%s", name, p, err, why, suite.HexHead(in.Input))
+		}
+	}
 }

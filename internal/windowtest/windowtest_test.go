@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -453,5 +454,62 @@ func TestDamagedSnapshotsAreAllDamaged(t *testing.T) {
 	}
 	if got := DamagedSnapshots([]byte{7}); len(got) != 2 {
 		t.Errorf("DamagedSnapshots of 1 byte made %d seeds; want 2 (one byte more, the byte flipped)", len(got))
+	}
+}
+
+// errorsOf is a testing.TB that keeps what Errorf reports.
+type errorsOf struct {
+	testing.TB
+	got []string
+}
+
+func (r *errorsOf) Helper() {}
+func (r *errorsOf) Errorf(format string, args ...any) {
+	r.got = append(r.got, fmt.Sprintf(format, args...))
+}
+
+// TestCheckRefusedFailsWhatARestoreMustRefuse checks the check: a restore
+// that refuses everything passes it; one that accepts an input, returns a
+// processor with its error, or panics, fails it once for that input, named.
+func TestCheckRefusedFailsWhatARestoreMustRefuse(t *testing.T) {
+	good := []byte("FLKX\x01 a snapshot of some twenty-odd bytes")
+	inputs := DamagedCopies(rand.New(rand.NewPCG(1, 2)), good)
+	if len(inputs) != 4+len(good) {
+		t.Fatalf("DamagedCopies returned %d inputs, want 4 cuts and appends plus a flip of each of the %d bytes", len(inputs), len(good))
+	}
+	proc := 1
+	for _, tc := range []struct {
+		name    string
+		restore func([]byte) (*int, error)
+		want    string
+	}{
+		{"refuses all", func([]byte) (*int, error) { return nil, errors.New("bad") }, ""},
+		{"accepts a cut", func(b []byte) (*int, error) {
+			if len(b) == 4 {
+				return &proc, nil
+			}
+			return nil, errors.New("bad")
+		}, "Restore(the first 4 bytes) = "},
+		{"returns both", func(b []byte) (*int, error) {
+			if len(b) == len(good)+1 {
+				return &proc, errors.New("bad")
+			}
+			return nil, errors.New("bad")
+		}, "Restore(a byte appended) = "},
+		{"panics", func(b []byte) (*int, error) {
+			if len(b) == len(good)-1 {
+				panic("index out of range")
+			}
+			return nil, errors.New("bad")
+		}, "Restore(all but the last byte) panicked: index out of range"},
+	} {
+		r := &errorsOf{TB: t}
+		CheckRefused(r, "Restore(%s)", inputs, tc.restore, "check the length")
+		switch {
+		case tc.want == "" && len(r.got) != 0:
+			t.Errorf("%s: CheckRefused reported %q, want nothing", tc.name, r.got)
+		case tc.want != "" && (len(r.got) != 1 || !strings.HasPrefix(r.got[0], tc.want)):
+			t.Errorf("%s: CheckRefused reported %q, want one report starting %q", tc.name, r.got, tc.want)
+		}
 	}
 }

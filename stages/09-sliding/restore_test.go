@@ -110,38 +110,12 @@ func TestRestoreRejectsBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Processor.Snapshot: %v", err)
 	}
-	cases := []struct {
-		what  string
-		input []byte
-	}{
-		{"nil", nil},
-		{"an empty slice", []byte{}},
-		{"the magic alone", good[:4]},
-		{"the header alone", good[:min(len(good), 17)]},
-		{"all but the last byte", good[:len(good)-1]},
-		{"a byte appended", append(bytes.Clone(good), 0)},
-		{"garbage", []byte("not a snapshot at all, but long enough to be one")},
-		{"a tumbling Processor's snapshot", foreign},
-	}
-	for _, i := range windowtest.SamplePositions(suite.Rand(t), len(good)) {
-		flipped := bytes.Clone(good)
-		flipped[i] ^= 0x40
-		cases = append(cases, struct {
-			what  string
-			input []byte
-		}{fmt.Sprintf("byte %d flipped", i), flipped})
-	}
-	for _, c := range cases {
-		var p *SlidingProcessor
-		var err error
-		panicked := suite.Catch(func() { p, err = RestoreSlidingProcessor(c.input) })
-		switch {
-		case panicked != "":
-			t.Errorf("RestoreSlidingProcessor(%s) panicked: %v\nIt must return an error: a snapshot comes from a file that may be "+
-				"truncated or corrupted.\n%s", c.what, panicked, suite.HexHead(c.input))
-		case err == nil || p != nil:
-			t.Errorf("RestoreSlidingProcessor(%s) = %v, %v; want nil and an error: check the magic, the version, the length\n"+
-				"and a checksum before trusting a byte.\n%s", c.what, p, err, suite.HexHead(c.input))
-		}
-	}
+	inputs := append([]windowtest.Damaged{
+		{What: "nil"},
+		{What: "an empty slice", Input: []byte{}},
+		{What: "garbage", Input: []byte("not a snapshot at all, but long enough to be one")},
+		{What: "a tumbling Processor's snapshot", Input: foreign},
+	}, windowtest.DamagedCopies(suite.Rand(t), good)...)
+	windowtest.CheckRefused(t, "RestoreSlidingProcessor(%s)", inputs, RestoreSlidingProcessor,
+		"check the magic, the version, the length\nand a checksum before trusting a byte.")
 }

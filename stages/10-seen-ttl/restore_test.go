@@ -145,34 +145,6 @@ func TestRestoreRejectsBadInput(t *testing.T) {
 		p.Process(e)
 	}
 	good := snapshotOf(t, p)
-	cases := []struct {
-		what  string
-		input []byte
-	}{
-		{"the first 4 bytes", good[:4]},
-		{"the first 17 bytes", good[:min(len(good), 17)]},
-		{"all but the last byte", good[:len(good)-1]},
-		{"a byte appended", append(bytes.Clone(good), 0)},
-	}
-	for _, i := range windowtest.SamplePositions(suite.Rand(t), len(good)) {
-		flipped := bytes.Clone(good)
-		flipped[i] ^= 0x40
-		cases = append(cases, struct {
-			what  string
-			input []byte
-		}{fmt.Sprintf("byte %d flipped", i), flipped})
-	}
-	for _, c := range cases {
-		var q *Processor
-		var err error
-		panicked := suite.Catch(func() { q, err = RestoreProcessor(c.input) })
-		switch {
-		case panicked != "":
-			t.Errorf("RestoreProcessor(a seen-TTL snapshot, %s) panicked: %v\nIt must return an error: a snapshot comes from a file that may be "+
-				"truncated or corrupted.\n%s", c.what, panicked, suite.HexHead(c.input))
-		case err == nil || q != nil:
-			t.Errorf("RestoreProcessor(a seen-TTL snapshot, %s) = %v, %v; want nil and an error: stage 4's integrity rules hold for\n"+
-				"this snapshot too (a changed byte could be a TTL, or an expiry, silently different).\n%s", c.what, q, err, suite.HexHead(c.input))
-		}
-	}
+	windowtest.CheckRefused(t, "RestoreProcessor(a seen-TTL snapshot, %s)", windowtest.DamagedCopies(suite.Rand(t), good), RestoreProcessor,
+		"stage 4's integrity rules hold for\nthis snapshot too (a changed byte could be a TTL, or an expiry, silently different).")
 }
