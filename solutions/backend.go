@@ -181,28 +181,28 @@ func (p *BackendProcessor) process(e kit.Event) ([]kit.Result, error) {
 	// 3. Read, update and write back the key's tally. A key new to the
 	// window (re)sets the window's timer, so that the watermark finds it.
 	key := tallyKey(e.Key, end)
-	t := keyTally{key: e.Key}
+	var count, sum int64
 	v, ok, err := p.backend.Get(key)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
-		if t.count, t.sum, err = decodeTally(v); err != nil {
+		if count, sum, err = decodeTally(v); err != nil {
 			return nil, fmt.Errorf("backend: the tally of %s in [%d,%d) is corrupt: %w", kit.ShowString(e.Key), start, end, err)
 		}
 	} else if err := p.backend.Set(timerKey(end), nil); err != nil {
 		return nil, err
 	}
-	t.count++
-	t.sum += e.Value
-	if err := p.backend.Set(key, encodeTally(t.count, t.sum)); err != nil {
+	count++
+	sum += e.Value
+	if err := p.backend.Set(key, encodeTally(count, sum)); err != nil {
 		return nil, err
 	}
 
 	// 4. A fired, unexpired window corrects at once (stage 03); otherwise
 	// the event may raise the watermark.
 	if end <= p.watermark {
-		r := kit.Result{Key: e.Key, Start: start, End: end, Count: t.count, Sum: t.sum, IsUpdate: t.count > 1}
+		r := kit.Result{Key: e.Key, Start: start, End: end, Count: count, Sum: sum, IsUpdate: count > 1}
 		return []kit.Result{r}, nil
 	}
 	return p.advanceTo(minusSaturating(e.TS, p.cfg.WatermarkDelay))

@@ -361,7 +361,7 @@ func backendComparisons() []Comparison {
 	}
 	memory := row("Go heap per open window", "backend-memory", "live-B/window")
 	memory.Worry = 0.5
-	memory.Diagnosis = "your Pebble backend keeps the state on the Go heap: it should hold only its memtables and block cache there, within its budget, and read the rest from disk (stage 12's card)"
+	memory.Diagnosis = "your Pebble backend keeps the state on the Go heap: Pebble's memtables and block cache are its own memory, sized by the budget, and the rest belongs on disk (stage 12's card)"
 	return []Comparison{
 		row("CPU per event", "backend-throughput", "cpu-ns/event"),
 		memory,

@@ -254,8 +254,9 @@ func TestBackendFailureStopsTheProcessor(t *testing.T) {
 	if err := p.Err(); !errors.Is(err, errBackendDown) {
 		t.Fatalf("Err() = %v after the backend failed, want an error wrapping %q", err, errBackendDown)
 	}
-	if err := p.Checkpoint(newDir(t, "checkpoint")); err == nil {
-		t.Fatalf("Checkpoint() = nil after the backend failed, want an error: the state is not whole")
+	if err := p.Checkpoint(newDir(t, "checkpoint")); !errors.Is(err, errBackendDown) {
+		t.Fatalf("Checkpoint() = %v after the backend failed, want an error wrapping %q: the state is not whole,\n"+
+			"and the caller needs the backend's own error to say why", err, errBackendDown)
 	}
 }
 
@@ -290,6 +291,14 @@ func TestBadInputIsAnError(t *testing.T) {
 		}},
 		{"NewBackendProcessor(WindowSize 20, a backend holding a WindowSize 10 processor's state)", func() error {
 			_, err := NewBackendProcessor(Config{WindowSize: 20, WatermarkDelay: 5}, used)
+			return err
+		}},
+		{"NewBackendProcessor(WatermarkDelay 6, a backend holding a WatermarkDelay 5 processor's state)", func() error {
+			_, err := NewBackendProcessor(Config{WindowSize: 10, WatermarkDelay: 6}, used)
+			return err
+		}},
+		{"NewBackendProcessor(AllowedLateness 1, a backend holding an AllowedLateness 0 processor's state)", func() error {
+			_, err := NewBackendProcessor(Config{WindowSize: 10, WatermarkDelay: 5, AllowedLateness: 1}, used)
 			return err
 		}},
 		{fmt.Sprintf("OpenPebbleBackend(a new directory, %d)", MinPebbleBudget-1), func() error {
