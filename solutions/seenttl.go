@@ -157,7 +157,7 @@ func restoreWithTTL(snapshot []byte) (*Processor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v != 1 {
+	if v != snapshotVersion {
 		return nil, ttlSnapshot.unsupported(v)
 	}
 	body, err := ttlSnapshot.verifiedBody(snapshot)

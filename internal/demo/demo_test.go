@@ -83,8 +83,9 @@ func TestDemoOptions(t *testing.T) {
 			}
 		})
 	}
-	for n := 1; n <= 9; n++ {
-		assert.True(t, Has(n))
+	for n := 1; n <= 12; n++ {
+		assert.True(t, Has(n), "every stage has a demo: stage %d", n)
 	}
 	assert.False(t, Has(0))
+	assert.False(t, Has(13))
 }

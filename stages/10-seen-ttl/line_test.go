@@ -22,7 +22,9 @@ func TestTightTTLKeepsExactlyOnce(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
 	for _, cfg := range ruleConfigs {
-		for _, ttl := range []int64{line(cfg), line(cfg) + 1, cfg.WatermarkDelay + line(cfg), 3 * line(cfg)} {
+		ttls := []int64{line(cfg), line(cfg) + 1, cfg.WatermarkDelay + line(cfg), 3 * line(cfg)}
+		slices.Sort(ttls)
+		for _, ttl := range slices.Compact(ttls) { // WatermarkDelay 0 makes two of them one
 			t.Run(fmt.Sprintf("%+v TTL %d", cfg, ttl), func(t *testing.T) {
 				defer suite.Recover(t)
 				for range 4 {

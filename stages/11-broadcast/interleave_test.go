@@ -81,12 +81,9 @@ func TestReturnedSlicesAreTheCallers(t *testing.T) {
 	if len(second) == 0 {
 		t.Fatalf("AdvanceRuleWatermark(20) returned no alerts; want the two of a [10,20)\n%s", r.timeline())
 	}
-	for i := range second {
+	for i := range second { // the flush below must not see these edits
 		second[i].Rule.Threshold = 1000
 		second[i].Result.Sum = -1
-	}
-	if got := r.b.RulesOn(0); !slices.Equal(got, []Rule{rl("", 1, 0), rl("a", 1, 0)}) {
-		t.Errorf("RulesOn(0) = %v after the caller changed returned alerts; want the rules unchanged", got)
 	}
 
 	held := r.b.RulesOn(1)
