@@ -71,7 +71,8 @@ func TestCorrectionsPerWindow(t *testing.T) {
 
 // TestRedeliveryChangesNothing certifies that dedup is per event, not per
 // window: a repeated ID is a no-op in every window, whatever its timestamp,
-// key or value say, and moves neither the watermark nor the side output.
+// key or value say, and moves neither the watermark nor the side output,
+// the ID of an event that went to Late() included.
 func TestRedeliveryChangesNothing(t *testing.T) {
 	defer suite.Recover(t)
 	r := newRun(t, SlidingConfig{Size: 10, Slide: 5, WatermarkDelay: 5})
@@ -87,6 +88,12 @@ func TestRedeliveryChangesNothing(t *testing.T) {
 	}, "Each window counts e1 once.")
 	r.Expect("Process(e1 a@3) after its windows expired", r.Process(ev("e1", "a", 3, 1)), nil, "Still a redelivery.")
 	r.ExpectLate(nil, "A redelivery is not a late event: dedup comes before lateness.")
+	r.Expect("Process(e9 a@1), late for both its windows", r.Process(ev("e9", "a", 1, 1)), nil,
+		"[-5,5) and [0,10) have both expired at watermark 12: e9 goes to Late().")
+	r.Expect("Process(e9 a@11), the late ID redelivered with another time", r.Process(ev("e9", "a", 11, 1)), nil,
+		"e9 was seen when it went to Late(): a late event's ID is remembered too, so this redelivery is a no-op,\n"+
+			"though [5,15) and [10,20) are open.")
+	r.ExpectLate([]kit.Event{ev("e9", "a", 1, 1)}, "Late() holds e9 once, as first delivered.")
 	r.Expect("Flush()", r.Flush(), []kit.Result{res("a", 5, 15, 1, 1)}, "Only a@9 is in [5,15).")
 }
 
