@@ -78,7 +78,7 @@ func TestSnapshotKeepsPendingResults(t *testing.T) {
 	}
 }
 
-// TestSnapshotBytes certifies that equal state gives equal bytes, that a processor restored at the same parallelism snapshots to the bytes it came from, that the bytes never change after Snapshot returns, and that a restored processor shares no memory with them.
+// TestSnapshotBytes certifies that equal state gives equal bytes (after the same calls, and after the same rules in another order), that a processor restored at the same parallelism snapshots to the bytes it came from, that the bytes never change after Snapshot returns, and that a restored processor shares no memory with them.
 func TestSnapshotBytes(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
@@ -90,6 +90,20 @@ func TestSnapshotBytes(t *testing.T) {
 	if other := snapshotOf(t, y.b); !bytes.Equal(snap, other) {
 		t.Fatalf("two processors after the same calls snapshot to different bytes:\n%s\nEqual state gives equal bytes: write maps in a fixed order.",
 			suite.ByteDiff(snap, other))
+	}
+	// Equal state from different histories: the same on-time rules, ties
+	// included, in two orders give one broadcast state, so one snapshot.
+	rules := []op{rule(rl("a", 5, 1)), rule(rl("a", 3, 1)), rule(rl("b", 7, 2)), rule(rl("", 1, 0)), rule(rl("ab", 2, 3)), rule(rl("a", 9, 4))}
+	shuffled := slices.Clone(rules)
+	rnd.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	slices.Reverse(rules) // so the two orders differ whatever the shuffle did
+	u, v := newRun(t, cfgOf(3, 4, 5)), newRun(t, cfgOf(3, 4, 5))
+	u.do(rules...)
+	v.do(shuffled...)
+	if a, b := snapshotOf(t, u.b), snapshotOf(t, v.b); !bytes.Equal(a, b) {
+		t.Fatalf("the same on-time rules, arrived in two orders, snapshot to different bytes:\n%s\n"+
+			"They are the same broadcast state (RulesOn is the same), so the snapshot must be the same bytes: write the rules\n"+
+			"in (Prefix, TS) order, never in the order they arrived.\n%s", suite.ByteDiff(a, b), u.timeline())
 	}
 	if again := snapshotOf(t, restoreAt(t, snap, 3)); !bytes.Equal(snap, again) {
 		t.Fatalf("restored at the same parallelism, the processor snapshots to other bytes:\n%s", suite.ByteDiff(snap, again))
