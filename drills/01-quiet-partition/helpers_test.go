@@ -78,7 +78,7 @@ type plan struct {
 	regions     []region
 	quiet       map[string]span // region name → event time with no scans
 	// returns plants LATAM tills that come back just inside the gap after
-	// a silence of LATAM's that is long but normal (44 s): see
+	// a silence of LATAM's that is long but normal (latamLongestSilence): see
 	// latamReturns.
 	returns bool
 }
@@ -147,7 +147,8 @@ const returnInside = 1 * second
 // scans once and comes back returnInside before its session would end, its
 // comeback delivered as late as the source allows (65 s after its scan,
 // so its session ends 64 s before the comeback arrives), and a silence of
-// LATAM's of 44 s (within its normal 20 to 45 s) before it. It returns the
+// LATAM's of just under 50 s (the longest the source allows a live LATAM,
+// latamLongestSilence) before it. It returns the
 // slots with the pairs in them, and the pairs. The pairs alternate between
 // two shapes of silence:
 //
@@ -158,7 +159,7 @@ const returnInside = 1 * second
 //     most, minus 20 s of out-of-orderness), 27 s past the session's end:
 //     the session fires, and the comeback opens a second one.
 //   - ending 26 s before the comeback, so that something the job does 30 to
-//     44 s into a silence (a made-up heartbeat, say) has an emission after
+//     50 s into a silence (a made-up heartbeat, say) has an emission after
 //     it and before the comeback: a watermark for LATAM stamped "now" is
 //     then 40 s past the session's end.
 //
@@ -183,7 +184,7 @@ func latamReturns(rnd *rand.Rand, p plan, rg region, slots []engine.Arrival) ([]
 		backAt := time.Duration(backTS-p.from)*time.Millisecond + rg.maxDelay
 		back := engine.Arrival{Partition: rg.partition, At: backAt,
 			Event: kit.Event{ID: key + "-back", Key: key, TS: backTS, Value: 1 + rnd.Int64N(50)}}
-		// LATAM says nothing for 44 s, from quietFrom to quietUntil: drop
+		// LATAM says nothing for latamLongestSilence, from quietFrom to quietUntil: drop
 		// its records in that time, and deliver a kiosk scan at each end
 		// (the comeback itself ends a silence right before it). The
 		// silences next to it stay within 45 s: each record came within
@@ -193,7 +194,7 @@ func latamReturns(rnd *rand.Rand, p plan, rg region, slots []engine.Arrival) ([]
 		if k%2 == 0 {
 			quietUntil = backAt - 26*time.Second
 		}
-		quietFrom := quietUntil - 44*time.Second
+		quietFrom := quietUntil - latamLongestSilence
 		silenced := func(a engine.Arrival) bool { return a.At > quietFrom && a.At <= quietUntil }
 		if slices.ContainsFunc(slots, func(a engine.Arrival) bool { return silenced(a) && planted[a.Event.ID] }) {
 			continue
@@ -569,3 +570,10 @@ func (r jobRun) fmtAt(d time.Duration) string {
 func (r jobRun) fmtSession(s kit.Result) string {
 	return fmt.Sprintf("%s [%s, %s) count=%d sum=%d", s.Key, clockOf(s.Start), clockOf(s.End), s.Count, s.Sum)
 }
+
+// latamLongestSilence is the longest LATAM may deliver nothing while live,
+// by the card's facts: two scans 45 s apart, the first delivered 60 s after
+// its scan and the next 65 s after, arrive 50 s apart. The planted
+// silences are 1 ms shorter, so an idle timeout that a live LATAM can
+// outlast is caught, however near the edge it is.
+const latamLongestSilence = 50*time.Second - time.Millisecond

@@ -47,7 +47,7 @@ func TestFixCommitsEverySessionWithinTheSLA(t *testing.T) {
 // TestFixKeepsSparseLATAMInTheWatermark certifies that LATAM, live but sparse (a record every 20 to 45 s) and slow (each 60 to 65 s after its scan), stays in the watermark between its records and is never given a watermark its records have not earned: a till that comes back 1 s before its session would end gets one session, not two.
 //
 // The replay runs from 13:00 to 14:00, with a LATAM till that comes back
-// just inside the gap every 2 minutes, after (or 26 s after) a 44 s
+// just inside the gap every 2 minutes, after (or 26 s after) a 49.999 s
 // silence of LATAM's. An idle timeout shorter than LATAM's silences drops
 // it out of the min between two records, and heartbeats the job makes up
 // give it a watermark stamped "now": either way the watermark runs a minute
@@ -67,9 +67,10 @@ func TestFixKeepsSparseLATAMInTheWatermark(t *testing.T) {
 			p.first.Event.Key, clockOf(p.first.Event.TS), r.fmtAt(p.first.At), clockOf(p.back.Event.TS),
 			clockOf(p.first.Event.TS+sessionGap), r.fmtAt(p.back.At)))
 	}
-	checkResults(t, r, "LATAM's tills that came back just inside the gap, each after (or 26 s after) 44 s in which LATAM delivered nothing:\n"+
+	checkResults(t, r, "LATAM's tills that came back just inside the gap, each after (or 26 s after) 49.999 s in which LATAM delivered nothing:\n"+
 		strings.Join(lines, "\n")+"\n\n"+
-		"A till's scans 14m59s apart are one session. LATAM delivers every 20 to 45 s, each record a minute after its scan:\n"+
+		"A till's scans 14m59s apart are one session. LATAM scans every 20 to 45 s, each record delivered 60 to 65 s after its\n"+
+		"scan, so it can deliver nothing for up to 50 s:\n"+
 		"its watermark rightly trails the others'. An idle timeout shorter than its silences takes it out of the min\n"+
 		"between two records, the watermark jumps to the quick regions', a minute ahead of LATAM's stamps, and fires the\n"+
 		"first session before the comeback arrives; the comeback then starts a second session, and the first was\n"+

@@ -43,8 +43,9 @@ const (
 	// leaves the watermark until its next record. The source sends records
 	// only, no heartbeats, so without it a partition that never carries data
 	// pins the watermark for ever. It must be longer than the longest
-	// silence of a live partition (LATAM's gateway: a record every 20 to
-	// 45 s), or the watermark runs ahead of that partition's records between
+	// silence of a live partition (LATAM's gateway: scans up to 45 s apart,
+	// delivered 60 to 65 s after them, so up to 50 s between two arrivals),
+	// or the watermark runs ahead of that partition's records between
 	// two of them; and short enough that CommittedLatency stays within the
 	// 240 s SLA (IdleTimeout ≤ 240 − 95 = 145 s). A minute leaves a margin
 	// on both sides.
