@@ -20,7 +20,7 @@ import (
 //   - the drills: their catalogue (drills/catalog.json) and for each drill
 //     NN-slug its card, its worked explanation (EXPLAIN.md), its broken job
 //     (_job/, copied into lab/drills/ by `de drill start`) and its Go files,
-//     and the engine binding drills/engine its job compiles against;
+//     and its engine binding (engine/), which its job compiles against;
 //   - the Go files of kit and of the suite helpers internal/suite,
 //     internal/windowtest and internal/crashfs.
 //
@@ -30,7 +30,7 @@ import (
 // an instructor who builds `de` from the course's tagged version sees every
 // suite, bind, kit or helper file a student changed, removed or added.
 //
-//go:embed drills/catalog.json drills/*/README.md drills/*/EXPLAIN.md all:drills/*/_job drills/*/*.go
+//go:embed drills/catalog.json drills/*/README.md drills/*/EXPLAIN.md all:drills/*/_job drills/*/*.go drills/*/engine/*.go
 //go:embed go.mod stages/catalog.json stages/*/README.md all:stages/*/_skeleton stages/*/*.go kit/*.go internal/suite/*.go internal/windowtest/*.go internal/crashfs/*.go
 var Files embed.FS
 

@@ -5,5 +5,6 @@
 // its configuration implies. Its tests build only with -tags lab (the
 // learner's job, lab/drills/quietpartition) or -tags solution (the reference
 // fix, solutions/drills/quietpartition); see bind_lab_test.go and
-// bind_solution_test.go. The engine under the job is drills/engine's.
+// bind_solution_test.go. The engine under the job is its
+// engine/ package's.
 package quietpartition

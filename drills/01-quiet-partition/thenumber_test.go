@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flk-byo/course/drills/engine"
+	"github.com/flk-byo/course/drills/01-quiet-partition/engine"
 	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/kit"
 )

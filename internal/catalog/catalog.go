@@ -122,6 +122,12 @@ func (s Stage) Dir() string {
 // slash-separated: "lab/drills/quietpartition".
 func (s Stage) JobDir() string { return "lab/drills/" + s.JobPackage }
 
+// EngineDir returns where a drill's engine binding lives, slash-separated
+// from the course root: "drills/01-quiet-partition/engine". Each drill has
+// its own, binding only the API of the stages it needs, so that a learner
+// who has passed those (and no more) can run it on their own engine.
+func (s Stage) EngineDir() string { return s.Dir() + "/engine" }
+
 // Package returns the go test package pattern for the stage, e.g. "./stages/01-windows".
 func (s Stage) Package() string { return "./" + s.Dir() }
 
@@ -551,8 +557,8 @@ func (c *Catalog) MarkdownTable() string {
 }
 
 // Tags under which de runs a drill: the learner's job on the learner's
-// engine, or on the reference's (drills/engine binds package solutions
-// under drillref).
+// engine, or on the reference's (a drill's EngineDir binds package
+// solutions under drillref).
 const (
 	DrillOwnEngine       = "lab"
 	DrillReferenceEngine = "lab,drillref"

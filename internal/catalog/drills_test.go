@@ -140,7 +140,8 @@ func ids(sts []catalog.Stage) []string {
 // TestDrillContent is the course's self-check of its drills, as
 // TestCourseContent is of its stages: every ready drill has a card titled
 // "Drill N of M — Title" with three hints, a worked explanation, a broken
-// job in package <package> on the engine binding, bind files, a test that
+// job in package <package>, its engine binding (engine/engine_lab.go and
+// engine_ref.go), bind files, a test that
 // reproduces the symptom, a reference fix and at least five catalogued
 // wrong fixes. It reports every problem at once, one line each.
 func TestDrillContent(t *testing.T) {
@@ -175,7 +176,7 @@ func TestDrillContent(t *testing.T) {
 				add(d, "job file %s is not package %s", name, d.JobPackage)
 			}
 		}
-		for _, bind := range []string{"bind_lab_test.go", "bind_solution_test.go"} {
+		for _, bind := range []string{"bind_lab_test.go", "bind_solution_test.go", "engine/engine_lab.go", "engine/engine_ref.go"} {
 			if _, err := fs.Stat(course.Drills(), path.Join(path.Base(d.Dir()), bind)); err != nil {
 				add(d, "missing %s", bind)
 			}

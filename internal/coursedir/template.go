@@ -33,7 +33,7 @@ var templateLeavesOut = []string{ReferenceDir, "mutants", ".ci", LabDir, ".de", 
 // internal/demo/stages.go lists none), and the drills' binding to the
 // reference engine (a template's drills run on the learner's own; de grade
 // never builds that file, so its absence is no change to a graded file).
-var templateLeavesOutFiles = []string{"internal/demo/stage[0-9]*.go", "drills/engine/engine_ref.go"}
+var templateLeavesOutFiles = []string{"internal/demo/stage[0-9]*.go", "drills/*/engine/engine_ref.go"}
 
 // templateReplaces are the files of de that need the reference to build,
 // and what a template has in their place, so that de still builds there:

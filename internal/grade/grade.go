@@ -184,11 +184,6 @@ type Checks struct {
 	Similar  []Similarity // how close each lab file is to the reference
 }
 
-// DrillEngine is the package, in the course module, that a drill's job
-// compiles against: the engine, bound to the learner's lab/ or to the
-// reference (see drills/engine).
-const DrillEngine = "drills/engine"
-
 // CheckLab checks the lab at root against internal/labpolicy's rules, with
 // the imports the catalogue allows, and returns its findings.
 func CheckLab(root string, cat *catalog.Catalog, pristine fs.FS) ([]LabFinding, error) {
@@ -199,7 +194,7 @@ func CheckLab(root string, cat *catalog.Catalog, pristine fs.FS) ([]LabFinding, 
 	found, err := labpolicy.Check(labpolicy.Options{
 		Root: root, Module: module,
 		AllowedImports: append([]string{module + "/kit"}, cat.LabImports()...),
-		DrillImports:   []string{module + "/" + DrillEngine},
+		DrillImports:   drillImports(cat, module),
 	})
 	if err != nil {
 		return nil, err
@@ -209,6 +204,16 @@ func CheckLab(root string, cat *catalog.Catalog, pristine fs.FS) ([]LabFinding, 
 		out[i] = LabFinding{Kind: f.Kind, File: f.Pos.Filename, Line: f.Pos.Line, Column: f.Pos.Column, What: f.What, Why: f.Why}
 	}
 	return out, nil
+}
+
+// drillImports maps each drill job's folder name to the engine binding it
+// may import: its own drill's (catalog.Stage.EngineDir).
+func drillImports(cat *catalog.Catalog, module string) map[string][]string {
+	m := map[string][]string{}
+	for _, d := range cat.Drills {
+		m[d.JobPackage] = []string{module + "/" + d.EngineDir()}
+	}
+	return m
 }
 
 // modulePath reads the module path from the pristine go.mod: imports of it

@@ -77,8 +77,8 @@ func TestVerify(t *testing.T) {
 		"stages/01-a/bind_lab_test.go": {Data: []byte("package a\n")},
 		"stages/02-b/b_test.go":        {Data: []byte("package b\n")},
 		"drills/01-q/q_test.go":        {Data: []byte("package q\n")},
-		"drills/engine/engine_lab.go":  {Data: []byte("package engine\n")},
-		"drills/engine/engine_ref.go":  {Data: []byte("//go:build !lab || drillref\n\npackage engine\n")},
+		"drills/01-q/engine/lab.go":    {Data: []byte("package engine\n")},
+		"drills/01-q/engine/ref.go":    {Data: []byte("//go:build !lab || drillref\n\npackage engine\n")},
 	}
 	for _, tc := range []struct {
 		name string
@@ -109,17 +109,17 @@ func TestVerify(t *testing.T) {
 			write(t, root, "go.mod", "module x\nreplace y => ./y\n")
 		}, []string{"go.mod modified "}},
 		{"not graded: a file -tags lab leaves out, missing or added", func(root string) {
-			os.Remove(filepath.Join(root, "drills/engine/engine_ref.go"))
+			os.Remove(filepath.Join(root, "drills/01-q/engine/ref.go"))
 			write(t, root, "stages/01-a/extra_test.go", "// A note.\n\n//go:build solution\n\npackage a\n")
 		}, nil},
 		{"graded: an added file whose constraint -tags lab meets", func(root string) {
 			write(t, root, "stages/01-a/extra_test.go", "//go:build lab || solution\n\npackage a\n")
 		}, []string{"stages/01-a/extra_test.go added 01-a"}},
-		{"a drill's test, and the drills' engine binding", func(root string) {
+		{"a drill's test, and its engine binding", func(root string) {
 			write(t, root, "drills/01-q/q_test.go", "package q // edited\n")
 			write(t, root, "drills/01-q/zz_test.go", "package q\n")
-			write(t, root, "drills/engine/engine_lab.go", "package engine // edited\n")
-		}, []string{"drills/01-q/q_test.go modified drills/01-q", "drills/01-q/zz_test.go added drills/01-q", "drills/engine/engine_lab.go modified drills"}},
+			write(t, root, "drills/01-q/engine/lab.go", "package engine // edited\n")
+		}, []string{"drills/01-q/engine/lab.go modified drills/01-q", "drills/01-q/q_test.go modified drills/01-q", "drills/01-q/zz_test.go added drills/01-q"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -143,8 +143,8 @@ func TestVerify(t *testing.T) {
 }
 
 // TestChangeAffects pins whose credit a changed file withholds: a stage's
-// file its stage's, a drill's its drill's, the drills' engine binding every
-// drill's and no stage's, a shared file everyone's.
+// file its stage's, a drill's (its engine binding's included) its drill's,
+// a shared file everyone's.
 func TestChangeAffects(t *testing.T) {
 	for _, tc := range []struct {
 		stage string
@@ -153,7 +153,6 @@ func TestChangeAffects(t *testing.T) {
 	}{
 		{"01-a", "01-a", true}, {"01-a", "02-b", false}, {"01-a", "drills/01-q", false},
 		{"drills/01-q", "drills/01-q", true}, {"drills/01-q", "drills/02-r", false}, {"drills/01-q", "01-a", false},
-		{"drills", "drills/01-q", true}, {"drills", "01-a", false},
 		{"", "01-a", true}, {"", "drills/01-q", true},
 	} {
 		if got := (FileChange{Stage: tc.stage}).Affects(tc.id); got != tc.want {

@@ -44,12 +44,8 @@ type FileChange struct {
 // Affects reports whether the change withholds credit from the stage with
 // the given ID.
 func (c FileChange) Affects(stageID string) bool {
-	return c.Stage == "" || c.Stage == stageID || c.Stage == drillsShared && strings.HasPrefix(stageID, drillsShared+"/")
+	return c.Stage == "" || c.Stage == stageID
 }
-
-// drillsShared is the Stage of a change to the drills' shared engine
-// binding (drills/engine): it affects every drill and no stage.
-const drillsShared = "drills"
 
 // Manifest returns the SHA-256 (hex) of every graded file in pristine, by
 // slash-separated path: go.mod and every file the go tool compiles into a
@@ -161,17 +157,15 @@ func compiled(p string) bool {
 // stageOf returns the stage ID of a file in a stage folder
 // ("stages/03-lateness/x_test.go" → "03-lateness") or the drill ID of a
 // file in a drill's folder ("drills/01-quiet-partition/x_test.go" →
-// "drills/01-quiet-partition"), drillsShared for the drills' engine
-// binding, or "" for a file every stage shares.
+// "drills/01-quiet-partition", its engine binding's included), or "" for a
+// file every stage shares.
 func stageOf(p string) string {
 	parts := strings.Split(p, "/")
 	switch {
 	case len(parts) == 3 && parts[0] == "stages":
 		return parts[1]
-	case len(parts) == 3 && parts[0] == "drills" && parts[1] == "engine":
-		return drillsShared
-	case len(parts) == 3 && parts[0] == "drills":
-		return "drills/" + parts[1]
+	case len(parts) >= 3 && parts[0] == "drills":
+		return "drills/" + parts[1] // its checks, and its engine binding (drills/NN-slug/engine/)
 	}
 	return ""
 }

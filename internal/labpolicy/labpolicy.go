@@ -75,10 +75,12 @@ type Options struct {
 	// lab may use: kit always, and what the catalogue allows a stage
 	// (stages/catalog.json, "lab_imports").
 	AllowedImports []string
-	// DrillImports are what a drill's job (a package in lab/drills/) may
-	// import besides AllowedImports: the engine binding its drill compiles
-	// against. Its own lab/ and the course's other code stay off limits.
-	DrillImports []string
+	// DrillImports are, by the name of a drill job's folder (lab/drills/NAME),
+	// what that job may import besides AllowedImports: the engine binding
+	// its drill compiles against (drills/NN-slug/engine). Its own lab/, other
+	// drills' engines and the course's other code stay off limits; a folder
+	// that is no drill's job may import only AllowedImports.
+	DrillImports map[string][]string
 }
 
 // Check parses the files of Root/lab that the go tool compiles with the
@@ -96,12 +98,12 @@ func Check(o Options) ([]Finding, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("lab policy: %w", err)
 	}
-	drill := o
-	drill.AllowedImports = slices.Concat(o.AllowedImports, o.DrillImports)
 	for _, job := range jobs {
 		if !job.IsDir() {
 			continue
 		}
+		drill := o
+		drill.AllowedImports = slices.Concat(o.AllowedImports, o.DrillImports[job.Name()])
 		found, err := checkDir(drill, "lab/drills/"+job.Name(), "a drill's job may import only the standard library, kit and its engine binding")
 		if err != nil {
 			return nil, err

@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/*
 
 const module = "github.com/flk-byo/course"
 
-var options = Options{Module: module, AllowedImports: []string{module + "/kit"}, DrillImports: []string{module + "/drills/engine"}}
+var options = Options{Module: module, AllowedImports: []string{module + "/kit"}, DrillImports: map[string][]string{"quiet": {module + "/drills/01-quiet-partition/engine"}}}
 
 // TestCheck runs Check on the lab of each testdata/*.txtar archive and
 // compares its findings with the archive's "want" file, one finding a

@@ -11,7 +11,7 @@ package quietpartition
 import (
 	"time"
 
-	"github.com/flk-byo/course/drills/engine"
+	"github.com/flk-byo/course/drills/01-quiet-partition/engine"
 	"github.com/flk-byo/course/kit"
 )
 

@@ -1,9 +1,11 @@
-// Package engine is the course's engine as a drill's job sees it: the stage
-// 07 and 08 API a drill uses (watermarks over source partitions, session
+// Package engine is the course's engine as drill 01's job sees it: the
+// stage 07 and 08 API it uses (watermarks over source partitions, session
 // windows, the sessions job over stage 05's two-phase-commit sink), as type
 // aliases, constants and function variables, bound like the stages' bind
-// files but in non-test files, so that a drill's job (a plain package) can
-// import it.
+// files but in non-test files, so that the job (a plain package) can import
+// it. Each drill has its own binding, of only the stages it needs (its
+// "needs" in drills/catalog.json), so that a learner who has passed those
+// stages runs it on their own engine whatever else their lab/ lacks.
 //
 // Which engine it is depends on the build tags:
 //
