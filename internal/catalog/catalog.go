@@ -122,6 +122,16 @@ func (s Stage) Dir() string {
 // slash-separated: "lab/drills/quietpartition".
 func (s Stage) JobDir() string { return "lab/drills/" + s.JobPackage }
 
+// WorkDir returns where the stage's skeleton files go in the learner's
+// tree, slash-separated: lab for a stage, JobDir for a drill's job. de
+// start copies them there and de reset puts them back.
+func (s Stage) WorkDir() string {
+	if s.Track == Drill {
+		return s.JobDir()
+	}
+	return "lab"
+}
+
 // EngineDir returns where a drill's engine binding lives, slash-separated
 // from the course root: "drills/01-quiet-partition/engine". Each drill has
 // its own, binding only the API of the stages it needs, so that a learner

@@ -106,7 +106,7 @@ var quietFailure = &exitError{code: ExitFailed}
 // must not quietly spend a hint of the current stage.
 // Subcommands go by their full name: "drill start".
 var maxArgs = map[string]int{"start": 1, "solution": 1, "demo": 1, "completion": 1, "classroom template": 1,
-	"drill start": 1, "drill test": 1, "drill hint": 1, "drill explain": 1}
+	"drill start": 1, "drill test": 1, "drill hint": 1, "drill explain": 1, "drill reset": 1}
 
 // argsHint says, for a command that takes no arguments, what to do instead.
 var argsHint = map[string]string{
@@ -293,7 +293,8 @@ func checkCommandName(app *ucli.App, args []string) error {
 // hoistFlags moves flags written after a command's arguments in front of
 // them. urfave/cli v2 stops parsing flags at the first argument, so without
 // this `de start FLK-BYO/02 --force` would silently ignore --force. Flags
-// that take a value carry it along; "--" ends flag hoisting.
+// that take a value carry it along; "--" ends flag hoisting. A
+// subcommand's flags go after the subcommand (de drill reset NAME --yes).
 func hoistFlags(app *ucli.App, args []string) []string {
 	i := commandIndex(args)
 	if i < 0 || slices.Contains(args, "--generate-bash-completion") { // completion wants it last
@@ -302,6 +303,13 @@ func hoistFlags(app *ucli.App, args []string) []string {
 	cmd := app.Command(args[i])
 	if cmd == nil {
 		return args
+	}
+	for i+1 < len(args) { // a subcommand's flags go after it: de drill test NAME --timeout 5s
+		sub := cmd.Command(args[i+1])
+		if sub == nil {
+			break
+		}
+		i, cmd = i+1, sub
 	}
 	takesValue := map[string]bool{}
 	for _, f := range cmd.Flags {

@@ -17,6 +17,9 @@ func TestHoistFlags(t *testing.T) {
 		{[]string{"de", "test", "x", "--timeout", "5s"}, []string{"de", "test", "--timeout", "5s", "x"}},
 		{[]string{"de", "start", "02", "--", "--force"}, []string{"de", "start", "02", "--", "--force"}},
 		{[]string{"de", "frobnicate", "-x"}, []string{"de", "frobnicate", "-x"}},
+		{[]string{"de", "drill", "reset", "quiet-partition", "--yes"}, []string{"de", "drill", "reset", "--yes", "quiet-partition"}},
+		{[]string{"de", "drill", "test", "--timeout", "5s", "q"}, []string{"de", "drill", "test", "--timeout", "5s", "q"}},
+		{[]string{"de", "drill", "test", "q", "--timeout", "5s"}, []string{"de", "drill", "test", "--timeout", "5s", "q"}},
 		{[]string{"de"}, []string{"de"}},
 	} {
 		assert.Equal(t, tc.want, hoistFlags(app, tc.in), "%q", tc.in)

@@ -71,6 +71,23 @@ passed the stages it needs, and on the reference engine until then; it says whic
 				}),
 			},
 			{
+				Name:      "reset",
+				Usage:     "put a drill's untouched job back in lab/drills/, your versions moved to .de/backup/",
+				ArgsUsage: "[NAME]",
+				Description: `Every file of the drill's job that differs from the untouched job is first moved
+to .de/backup/<timestamp>/lab/drills/<package>/<name>, byte for byte; then the
+untouched job is written. Nothing is deleted. Asks before changing anything unless
+--yes. The drill is no longer marked passed: de drill test records it again.`,
+				Flags: []ucli.Flag{&ucli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"}},
+				Action: action(func(e *env, c *ucli.Context) error {
+					d, err := e.startedDrill(c.Args().Slice(), "reset")
+					if err != nil {
+						return err
+					}
+					return e.resetTo([]catalog.Stage{d}, d.Ref(), "de drill reset --yes "+d.Slug, c.Bool("yes"), e.Stdin, time.Now())
+				}),
+			},
+			{
 				Name:      "explain",
 				Usage:     "show a passed drill's worked explanation: why it broke, the wrong fixes, follow-up questions",
 				ArgsUsage: "[NAME]",

@@ -53,13 +53,20 @@ func (e *env) reset(all, yes bool, answers io.Reader, now time.Time) error {
 	if all {
 		what = "every started stage"
 	}
+	return e.resetTo(sts, what, "de reset --yes", yes, answers, now)
+}
+
+// resetTo puts the skeleton files of sts back, after showing the plan and
+// asking (unless yes); what names them in the messages, yesCommand is the
+// command that skips the question. The stages are no longer marked passed.
+func (e *env) resetTo(sts []catalog.Stage, what, yesCommand string, yes bool, answers io.Reader, now time.Time) error {
 	plan, err := reset.PlanFor(e.root, e.cat, sts)
 	if err != nil {
 		return err
 	}
 	s := e.style
 	if len(plan.Move)+len(plan.Create)+len(plan.Unchanged) == 0 {
-		e.printf("%s has no skeleton files of its own (it extends files of earlier stages): nothing to reset. de reset --all resets every started stage.\n", cur.Ref())
+		e.printf("%s has no skeleton files of its own (it extends files of earlier stages): nothing to reset. de reset --all resets every started stage.\n", what)
 		return nil
 	}
 	if plan.Empty() {
@@ -78,7 +85,7 @@ func (e *env) reset(all, yes bool, answers io.Reader, now time.Time) error {
 		line, _ := bufio.NewReader(answers).ReadString('\n')
 		e.printf("\n")
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-			return fmt.Errorf("reset cancelled: nothing was changed (answer y, or run de reset --yes)")
+			return fmt.Errorf("reset cancelled: nothing was changed (answer y, or run %s)", yesCommand)
 		}
 	}
 	res, err := reset.Reset(e.root, e.cat, sts, now)
@@ -94,6 +101,10 @@ func (e *env) reset(all, yes bool, answers io.Reader, now time.Time) error {
 	if res.Backup != "" {
 		e.printf("Your versions are in %s/ (same paths); copy a file back to undo.\n", res.Backup)
 	}
-	e.printf("%s %s reset to the skeleton. Run %s to see where you stand.\n", s.Green("✓"), what, s.Cyan("de test"))
+	to, next := "the skeleton", "de test"
+	if len(sts) == 1 && sts[0].Track == catalog.Drill {
+		to, next = "its untouched job", "de drill test "+sts[0].Slug
+	}
+	e.printf("%s %s reset to %s. Run %s to see where you stand.\n", s.Green("✓"), what, to, s.Cyan(next))
 	return nil
 }

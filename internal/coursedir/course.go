@@ -67,10 +67,7 @@ type Copied struct {
 func CopySkeletons(root string, cat *catalog.Catalog, stages []catalog.Stage) (Copied, error) {
 	var c Copied
 	for _, s := range stages {
-		dir := LabDir
-		if s.Track == catalog.Drill {
-			dir = s.JobDir()
-		}
+		dir := s.WorkDir()
 		if err := os.MkdirAll(filepath.Join(root, filepath.FromSlash(dir)), 0o755); err != nil {
 			return c, fmt.Errorf("create %s/: %w", dir, err)
 		}

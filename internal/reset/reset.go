@@ -1,6 +1,7 @@
-// Package reset puts stages' skeleton files back into lab/ without losing
-// the learner's work: every file that differs from its skeleton is first
-// moved, byte for byte, to .de/backup/<timestamp>/lab/<name>.
+// Package reset puts stages' skeleton files back into lab/ (and a drill's
+// broken job back into lab/drills/<package>/) without losing the learner's
+// work: every file that differs from its skeleton is first moved, byte for
+// byte, to .de/backup/<timestamp>/, under its path from the course root.
 //
 // Goals: nothing is ever deleted or overwritten without a copy in the
 // backup; a reset that fails half-way leaves every file either in lab/ or
@@ -35,7 +36,8 @@ type Plan struct {
 // Empty reports whether the reset would change nothing.
 func (p Plan) Empty() bool { return len(p.Move)+len(p.Create) == 0 }
 
-// PlanFor compares lab/ under root with the skeleton files of stages.
+// PlanFor compares the learner's tree under root with the skeleton files
+// of stages (a drill's are its job's, in its WorkDir).
 func PlanFor(root string, cat *catalog.Catalog, stages []catalog.Stage) (Plan, error) {
 	var p Plan
 	for _, st := range stages {
@@ -44,7 +46,7 @@ func PlanFor(root string, cat *catalog.Catalog, stages []catalog.Stage) (Plan, e
 			return p, err
 		}
 		for _, name := range names {
-			rel := coursedir.LabDir + "/" + name
+			rel := st.WorkDir() + "/" + name
 			want, err := cat.SkeletonFile(st, name)
 			if err != nil {
 				return p, fmt.Errorf("stage %s: %w", st.ID(), err)
