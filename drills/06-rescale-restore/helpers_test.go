@@ -4,9 +4,12 @@ package rescalerestore
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -432,4 +435,80 @@ func configBound(cfg engine.ParallelConfig) (bound int, sum string, ok bool) {
 func fixture(t *testing.T) incident {
 	t.Helper()
 	return newIncident(t, suite.Rand(t), oldMaxParallelism)
+}
+
+// childDirEnv names the environment variable that gives the child process
+// of restoreInFreshProcess its folder.
+const childDirEnv = "FLK_DRILL06_DIR"
+
+// freshInput is what the parent hands the child: the seed of the replay
+// (the child builds the same one) and the savepoint, as the old deployment
+// wrote it.
+type freshInput struct {
+	Seed      uint64
+	Savepoint Savepoint
+}
+
+// freshOutput is what the child hands back: the rollups table after the
+// restored job, and Run's error, if any.
+type freshOutput struct {
+	Rows []kit.Result
+	Err  string
+}
+
+// freshIncident returns the incident of the fresh-process test, made from
+// seed alone, so that parent and child make the same one.
+func freshIncident(t *testing.T, seed uint64) incident {
+	t.Helper()
+	return newIncident(t, kit.NewRand(seed), oldMaxParallelism)
+}
+
+// restoreInFreshProcess is restore(Config(Parallelism), keep), run in a
+// fresh process of this test binary (suite.RunChild), as a redeployment
+// runs: the child knows only the savepoint's bytes and the topic, nothing
+// the old deployment's process held. test is the calling test's name; its
+// child side calls restoreChild.
+func restoreInFreshProcess(t *testing.T, test string, keep int64) restoreRun {
+	t.Helper()
+	seed := suite.Seed(t)
+	in := freshIncident(t, seed)
+	dir := t.TempDir()
+	suite.WriteGob(t, dir+"/input.gob", freshInput{Seed: seed, Savepoint: in.savepoint})
+	out, err := suite.RunChild(test, "restore", childDirEnv+"="+dir, fmt.Sprintf("FLK_DRILL06_KEEP=%d", keep))
+	if err != nil {
+		t.Fatalf("the child process that restores the savepoint failed (%v):\n%s", err, out)
+	}
+	var res freshOutput
+	if err := suite.ReadGob(dir+"/output.gob", &res); err != nil {
+		t.Fatalf("the child process wrote no rollups table: %v\n%s", err, out)
+	}
+	r := restoreRun{in: in, cfg: Config(Parallelism), earliest: in.sc.offsetAt(restoreAt - keep), rows: res.Rows}
+	if res.Err != "" {
+		r.err = errors.New(res.Err)
+	}
+	return r
+}
+
+// restoreChild is the child's side of restoreInFreshProcess: build the
+// replay from the parent's seed, restore the parent's savepoint with
+// Config(Parallelism), and write the rollups table to the folder.
+func restoreChild(t *testing.T) {
+	t.Helper()
+	dir := os.Getenv(childDirEnv)
+	var fi freshInput
+	if err := suite.ReadGob(dir+"/input.gob", &fi); err != nil {
+		t.Fatal(err)
+	}
+	keep, err := strconv.ParseInt(os.Getenv("FLK_DRILL06_KEEP"), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := freshIncident(t, fi.Seed)
+	in.savepoint = fi.Savepoint
+	r := in.restore(Config(Parallelism), keep)
+	res := freshOutput{Rows: r.rows}
+	if r.err != nil {
+		res.Err = r.err.Error()
+	}
+	suite.WriteGob(t, dir+"/output.gob", res)
 }

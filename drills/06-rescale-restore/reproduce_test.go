@@ -12,12 +12,17 @@ import (
 // TestReproduceFridayTotalsSurviveTheRescale certifies that after the 14:00 savepoint (parallelism 4, maxParallelism 128) is restored at the job's Parallelism, every merchant's total for Friday 27 November counts the whole day, once: the rollups table equals that of a run never rescaled. On-call's symptom was Friday's totals restarting from zero for most merchants.
 //
 // The topic is as ops found it at 14:06: it keeps six hours of orders, so
-// everything before 08:06 is in the savepoint and nowhere else.
+// everything before 08:06 is in the savepoint and nowhere else. The job is
+// restored as a redeployment restores it, in a fresh process that has
+// only the savepoint's bytes.
 func TestReproduceFridayTotalsSurviveTheRescale(t *testing.T) {
 	defer suite.Recover(t)
+	if suite.ChildRole() == "restore" {
+		restoreChild(t)
+		return
+	}
 	t.Parallel()
-	in := fixture(t)
-	r := in.restore(Config(Parallelism), retention)
+	r := restoreInFreshProcess(t, "TestReproduceFridayTotalsSurviveTheRescale", retention)
 	checkTotals(t, r, fmt.Sprintf("Run(Config(%d), the 14:00 savepoint, the topic from offset %d)", Parallelism, r.earliest),
 		"A merchant's state lives in key group KeyGroup(merchant, maxParallelism): its hash modulo maxParallelism. The\n"+
 			"savepoint holds every merchant's Friday so far under the key group it had with 128 key groups; with another\n"+
