@@ -223,9 +223,11 @@ func checkTotals(t *testing.T, r restoreRun, call, why string) bool {
 		return true
 	}
 	first, _ := windowtest.FirstDifference(r.rows, r.in.want)
+	missing, extra := windowtest.Unmatched(r.rows, r.in.want)
 	t.Errorf("after %s, the rollups table (the rows the job appended, with the old deployment's) differs from a run\n"+
-		"that was never rescaled (parallelism 4, maxParallelism 128, no savepoint):\n%s\n%s\n\n%s",
-		call, windowtest.DiffResultsAs(r.rows, r.in.want, fmtRow), r.timeline(first.Key, first.Start), why)
+		"that was never rescaled (parallelism 4, maxParallelism 128, no savepoint): %d rows missing, %d unexpected.\n\n%s\n\n%s\n\n"+
+		"All the differences:\n%s", call, len(missing), len(extra), r.timeline(first.Key, first.Start), why,
+		windowtest.DiffResultsAs(r.rows, r.in.want, fmtRow))
 	return false
 }
 
