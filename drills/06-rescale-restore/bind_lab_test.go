@@ -4,8 +4,9 @@ package rescalerestore
 
 import job "github.com/flk-byo/course/lab/drills/rescalerestore"
 
-// The job under test: the learner's job, lab/drills/rescalerestore. The suite reaches it only through these
-// names, and the engine only through drills/06-rescale-restore/engine.
+// The job under test: the learner's job, lab/drills/rescalerestore.
+// The suite reaches it only through these names, and the engine only
+// through drills/06-rescale-restore/engine.
 type (
 	Topic     = job.Topic
 	Savepoint = job.Savepoint

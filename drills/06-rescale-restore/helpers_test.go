@@ -439,9 +439,13 @@ func fixture(t *testing.T) incident {
 	return newIncident(t, suite.Rand(t), oldMaxParallelism)
 }
 
-// childDirEnv names the environment variable that gives the child process
-// of restoreInFreshProcess its folder.
-const childDirEnv = "FLK_DRILL06_DIR"
+// The environment variables that give the child process of
+// restoreInFreshProcess its folder and the retention of the topic it
+// restores over.
+const (
+	childDirEnv  = "FLK_DRILL06_DIR"
+	childKeepEnv = "FLK_DRILL06_KEEP"
+)
 
 // freshInput is what the parent hands the child: the seed of the replay
 // (the child builds the same one) and the savepoint, as the old deployment
@@ -476,7 +480,7 @@ func restoreInFreshProcess(t *testing.T, test string, keep int64) restoreRun {
 	in := freshIncident(t, seed)
 	dir := t.TempDir()
 	suite.WriteGob(t, dir+"/input.gob", freshInput{Seed: seed, Savepoint: in.savepoint})
-	out, err := suite.RunChild(test, "restore", childDirEnv+"="+dir, fmt.Sprintf("FLK_DRILL06_KEEP=%d", keep))
+	out, err := suite.RunChild(test, "restore", childDirEnv+"="+dir, fmt.Sprintf("%s=%d", childKeepEnv, keep))
 	if err != nil {
 		t.Fatalf("the child process that restores the savepoint failed (%v):\n%s", err, out)
 	}
@@ -501,7 +505,7 @@ func restoreChild(t *testing.T) {
 	if err := suite.ReadGob(dir+"/input.gob", &fi); err != nil {
 		t.Fatal(err)
 	}
-	keep, err := strconv.ParseInt(os.Getenv("FLK_DRILL06_KEEP"), 10, 64)
+	keep, err := strconv.ParseInt(os.Getenv(childKeepEnv), 10, 64)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,9 @@ const (
 	// 2026-11-27 (ops): 4 → 12 for the Black Friday evening peak.
 	Parallelism = 12
 
-	// MaxParallelism caps the parallelism. maxParallelism only caps the
-	// parallelism: raise it any time.
+	// MaxParallelism is the most subtasks the job may ever run at.
+	// maxParallelism only caps the parallelism: raise it any time you need
+	// more room.
 	//
 	// 2026-11-27 (ops): bumped to 256, to be safe for the peak.
 	MaxParallelism = 256
