@@ -210,6 +210,16 @@ func (rp *replay) plantedTap(d device, line string, ts, cents int64) arrival {
 	return arrival{tap: kit.Event{ID: fmt.Sprintf("planted-%d", rp.planted), Key: line, TS: ts, Value: cents}, device: d}
 }
 
+// plantHandhelds plants, for the hour ending at e, one handheld tap per
+// offset, made in the hour at least handMin before it syncs, and synced
+// when the job's clock reads e + that offset; n picks their lines.
+func (rp *replay) plantHandhelds(rnd *rand.Rand, e int64, n int, cents int64, offsets ...int64) {
+	for k, off := range offsets {
+		ts := between(rnd, e-hourly, min(e-1, e+off-handMin))
+		rp.plantAtClock(e+off, rp.plantedTap(handheld, allLines[(n+k)%len(allLines)], ts, cents))
+	}
+}
+
 // hours returns the ends of the hours that end within the replay's
 // deliveries, after its first hour.
 func (rp replay) hours() []int64 {
@@ -430,7 +440,7 @@ func (r jobRun) vanished() []int {
 
 // tapTimeline draws what happened to arrival i on the job's clock (the
 // newest stamp it had read): the tap's stamp and hour, when the hour's
-// first totals went out, when the tap was delivered, when the job's
+// first totals were due and when they went out, when the tap was delivered, when the job's
 // config makes the hour final, and when the ledger closes it.
 func (r jobRun) tapTimeline(i int) string {
 	a := r.rp.arrivals[i]
@@ -445,6 +455,7 @@ func (r jobRun) tapTimeline(i int) string {
 	marks := []mark{
 		{'S', a.tap.TS, "stamped", fmt.Sprintf("in hour %s", fmtWindow(h))},
 		{'E', h.end, "the hour ends", ""},
+		{'B', h.end + dashboardBy, "first totals due by", fmt.Sprintf("end + %v, on the dashboard", ms(dashboardBy))},
 		{'X', final, "final, by your config", fmt.Sprintf("end + WatermarkDelay %v + AllowedLateness %v: from here, reconciliation", ms(delay), ms(lateness))},
 		{'C', h.end + ledgerClose, "the ledger closes it", fmt.Sprintf("end + %v", ms(ledgerClose))},
 		{'D', r.clocks[i], "delivered", fmt.Sprintf("the job's clock %v past the stamp", ms(r.clocks[i]-a.tap.TS))},

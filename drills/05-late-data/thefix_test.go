@@ -208,6 +208,7 @@ func TestFixSendsFirstTotalsOnTime(t *testing.T) {
 	r := runJob(t, rp)
 	rec := r.reconciled()
 	var problems []string
+	example := -1 // a tap of the first hour that missed the dashboard
 	for _, e := range rp.hours() {
 		h := hourOf(e - 1)
 		due := slices.IndexFunc(r.clocks, func(c int64) bool { return c >= e+dashboardBy })
@@ -227,14 +228,18 @@ func TestFixSendsFirstTotalsOnTime(t *testing.T) {
 		if len(lines) > 0 {
 			problems = append(problems, fmt.Sprintf("  hour %s: no total yet for %s when the job had read tap %s, stamped %s",
 				fmtWindow(h), strings.Join(sortedKeys(lines), ", "), rp.arrivals[due].tap.ID, clockOf(rp.arrivals[due].tap.TS)))
+			if example < 0 {
+				example = slices.IndexFunc(rp.arrivals, func(a arrival) bool { return hourOf(a.tap.TS) == h && lines[a.tap.Key] })
+			}
 		}
 	}
 	if len(problems) > 0 {
 		t.Errorf("the dashboard shows each hour's first totals by 30 s past the hour, on the job's clock; %d hours missed it:\n%s\n"+
+			"one of their taps:\n%s\n\n"+
 			"Config: WatermarkDelay %v, AllowedLateness %v. An hour's totals go out when the watermark, the clock minus\n"+
 			"WatermarkDelay, reaches its end: the delay is paid by every hour, every day. Late taps that are expected are what\n"+
 			"allowed lateness is for: the totals go out on time, and a correction follows each late tap.",
-			len(problems), strings.Join(problems, "\n"), ms(r.cfg.WatermarkDelay), ms(r.cfg.AllowedLateness))
+			len(problems), strings.Join(problems, "\n"), r.tapTimeline(example), ms(r.cfg.WatermarkDelay), ms(r.cfg.AllowedLateness))
 	}
 }
 
@@ -249,10 +254,7 @@ func TestFixKeepsTheLedgerClose(t *testing.T) {
 	rnd := suite.Rand(t)
 	rp := plan{from: tuesday + 7*hour, until: tuesday + 11*hour}.build(rnd)
 	for n, e := range rp.hours() {
-		for k, at := range []int64{e + ledgerClose, e + ledgerClose + second} {
-			ts := between(rnd, e-hourly, at-handMin)
-			rp.plantAtClock(at, rp.plantedTap(handheld, allLines[(n+k)%len(allLines)], ts, 400))
-		}
+		rp.plantHandhelds(rnd, e, n, 400, ledgerClose, ledgerClose+second)
 	}
 	r := runJob(t, rp)
 	var late []string

@@ -69,10 +69,7 @@ func TestFinalAfterIsMet(t *testing.T) {
 		if e > tuesday+11*hour {
 			break
 		}
-		for k, at := range []int64{e + fa - 1, e + fa} {
-			ts := between(rnd, e-hourly, min(e-1, at-handMin))
-			rp.plantAtClock(at, rp.plantedTap(handheld, allLines[(n+k)%len(allLines)], ts, 500))
-		}
+		rp.plantHandhelds(rnd, e, n, 500, fa-1, fa)
 	}
 	r := runJob(t, rp)
 	rec := r.reconciled()
