@@ -403,9 +403,12 @@ func checkConservation(t *testing.T, r jobRun, why string) bool {
 		return true
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "every tap must be in exactly one place, its line's hour in the ledger or reconciliation, and %d rows of the ledger are not\n"+
-		"what their taps add up to (the ledger upserts: the last total for a line's hour is its row):\n", len(problems))
-	writeCapped(&b, problems, 8)
+	b.WriteString("every tap must be in exactly one place, once: its line's hour in the ledger, or reconciliation.\n")
+	if len(problems) > 0 {
+		fmt.Fprintf(&b, "%d rows of the ledger are not what their taps add up to (the ledger upserts: the last total for a line's hour\n"+
+			"is its row):\n", len(problems))
+		writeCapped(&b, problems, 8)
+	}
 	if len(twice) > 0 {
 		fmt.Fprintf(&b, "taps sent to reconciliation more than once: %s\n", strings.Join(capList(twice, 5), ", "))
 	}
@@ -499,7 +502,7 @@ func (r jobRun) describeOut(i int) string {
 		parts = append(parts, fmtResult(res))
 	}
 	for _, e := range o.Reconciliation {
-		parts = append(parts, "to reconciliation "+e.String())
+		parts = append(parts, "to reconciliation "+fmtTap(e))
 	}
 	return strings.Join(capList(parts, 4), "; ")
 }
@@ -528,6 +531,11 @@ func euros(cents int64) string {
 		sign, cents = "−", -cents
 	}
 	return fmt.Sprintf("%s€%d.%02d", sign, cents/100, cents%100)
+}
+
+// fmtTap renders a tap with its stamp as a time of day.
+func fmtTap(e kit.Event) string {
+	return fmt.Sprintf("%s (line %s, stamped %s, %s)", e.ID, e.Key, clockOf(e.TS), euros(e.Value))
 }
 
 func fmtWindow(w window) string { return fmt.Sprintf("[%s, %s)", clockOf(w.start), clockOf(w.end)) }

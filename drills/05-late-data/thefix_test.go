@@ -60,8 +60,8 @@ func TestFixCountsEveryBusTap(t *testing.T) {
 	if len(lost) == 0 {
 		return
 	}
-	i, _ := latestOf(r, lost, bus)
-	if rp.arrivals[i].device != bus {
+	i, ok := latestOf(r, lost, bus)
+	if !ok {
 		i = lost[0]
 	}
 	t.Errorf("%d gate and bus taps went to reconciliation; the business needs every one of them in the ledger. The latest:\n%s\n\n"+
@@ -162,16 +162,16 @@ func TestFixSendsLateTapsUnchanged(t *testing.T) {
 			}
 			switch {
 			case seen[e.ID]:
-				problems = append(problems, fmt.Sprintf("%s the job sent %s to reconciliation again: each tap goes there once", when, e))
+				problems = append(problems, fmt.Sprintf("%s the job sent %s to reconciliation again: each tap goes there once", when, fmtTap(e)))
 			case i == len(r.outs) || rp.arrivals[i].tap.ID != e.ID:
 				problems = append(problems, fmt.Sprintf("%s the job sent %s to reconciliation: a tap goes there with the Process call that\n"+
-					"reads it, not later (finance reconciles during the day)", when, e))
+					"reads it, not later (finance reconciles during the day)", when, fmtTap(e)))
 			case first[e.ID] != i:
 				problems = append(problems, fmt.Sprintf("%s, a retried copy, the job sent it to reconciliation: the tap's first delivery decides\n"+
 					"where it goes, and a copy changes nothing", when))
 			case e != rp.arrivals[i].tap:
 				problems = append(problems, fmt.Sprintf("the job sent %s to reconciliation, and the tap it read was %s: reconciliation gets the tap\n"+
-					"as it came, to match it against the clearing house's record of it", e, rp.arrivals[i].tap))
+					"as it came, to match it against the clearing house's record of it", fmtTap(e), fmtTap(rp.arrivals[i].tap)))
 			}
 			seen[e.ID] = true
 		}
