@@ -59,7 +59,9 @@ func TestFixCountsEveryPaymentOnce(t *testing.T) {
 		resends = append(resends, Delivery{At: msDur(setter.Payment.TS - sc.epoch), Payment: first.Payment})
 	}
 	if len(resends) < 6 {
-		t.Fatalf("suite bug: only %d resends at the edge of their windows' expiry planted", len(resends))
+		t.Fatalf("only %d resends at the edge of their windows' expiry could be planted: with WindowSize %v, AllowedLateness %v\n"+
+			"and WatermarkDelay %v, too few windows of the 70-minute replay expire before it ends. The card's windows are\n"+
+			"5 minutes, and payments correct them for 10 minutes after their end.", len(resends), msDur(size), msDur(late), msDur(delay))
 	}
 	sc.deliveries = sortByArrival(append(sc.deliveries, resends...))
 	r := runJob(t, sc)
