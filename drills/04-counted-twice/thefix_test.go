@@ -1,0 +1,149 @@
+//go:build lab || solution
+
+package countedtwice
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/flk-byo/course/drills/04-counted-twice/engine"
+	"github.com/flk-byo/course/internal/suite"
+)
+
+// TestFixKeepsEqualIncrements certifies that without any crash the usage table counts every minute's increment once, the pollers' equal increments too (count 1, units 1, every minute of the hour), and that a reader sees only what completed checkpoints committed.
+//
+// The two pollers, a status page and an uptime probe, call once a minute
+// for one unit: within an hour, each of their minutes adds the same line to
+// their row, and each is a minute of real usage.
+func TestFixKeepsEqualIncrements(t *testing.T) {
+	defer suite.Recover(t)
+	if isChild(t) {
+		return
+	}
+	t.Parallel() // its time goes to child processes: let the tests run together
+	sc := buildScenario(suite.Rand(t))
+	o := newOracle(t, Config(suite.TempDir(t)), sc)
+	h := runJob(t, sc, o)
+	h.checkTable(t, "statuspage and uptime-probe add count=1 units=1 to their row every minute: equal increments, each one\n"+
+		"a real minute of usage. A table that drops a line because an equal one is there already (deduplication by\n"+
+		"content, on the reader's side or the sink's) undercounts every steady customer; what tells a replayed increment\n"+
+		"from a new one is where it is in the job's checkpoints, not what it says.")
+	h.checkReader(t, "billing and the dashboard read the table at any moment, and whatever they read is final for them:\n"+
+		"an increment must become visible only when the checkpoint after it completes (after StepStored, by\n"+
+		"StepAfterCommit), all of a checkpoint's increments at once, never one at a time as they are written.")
+}
+
+// TestFixIsExactlyOnceWhereverItIsKilled certifies that the job, killed for real at a seeded point of every step of stage 05's protocol (a write, before and after the pre-commit, after the checkpoint is stored, after the commit), at its first checkpoint, in the middle of a write (its file torn), and twice in a row, then restarted 30 s later each time, leaves exactly the usage table the log makes.
+func TestFixIsExactlyOnceWhereverItIsKilled(t *testing.T) {
+	defer suite.Recover(t)
+	if isChild(t) {
+		return
+	}
+	t.Parallel() // its time goes to child processes: let the tests run together
+	rnd := suite.Rand(t)
+	sc := buildScenario(rnd)
+	o := newOracle(t, Config(suite.TempDir(t)), sc)
+	clean := runJob(t, sc, o)
+	// seeded returns a point of step in the middle of the run without a
+	// crash (1 if the job never reported step: it then runs to the end, and
+	// runJob says why that fails).
+	seeded := func(step engine.Step) crashPoint {
+		n := clean.count(1, step)
+		return crashPoint{step, 1 + n/4 + rnd.IntN(max(1, n/2))}
+	}
+	sizes, err := suite.FileSizes(clean.dir)
+	if err != nil || len(sizes) < 2 {
+		t.Fatalf("the job's run without a crash left %d non-empty files in its Dir (%v): it keeps its checkpoints and the usage\n"+
+			"table there", len(sizes), err)
+	}
+	largest, second := int(sizes[len(sizes)-1]), int(sizes[len(sizes)-2])
+	why := map[engine.Step]string{
+		engine.StepWrite: "the kill dropped the open transaction: nothing of it was visible, and the restart replays the log from the\n" +
+			"last checkpoint, which writes those increments again, once.",
+		engine.StepBeforePreCommit: "the checkpoint had begun but nothing of it was durable: the restart resumes from the one before, and\n" +
+			"the replay writes the open transaction's increments again.",
+		engine.StepAfterPreCommit: "the transaction was durable but its checkpoint not stored, so the checkpoint never completed: the restart\n" +
+			"resumes from the one before and replays those increments, so recovery must abort the transaction, not commit it;\n" +
+			"and nothing may be visible before the checkpoint is stored.",
+		engine.StepStored: "the checkpoint was complete but its transaction not committed: the restart resumes after it and never\n" +
+			"writes those increments again, so recovery must commit what the checkpoint lists as pending.",
+		engine.StepAfterCommit: "the transaction was committed and is still listed as pending in the checkpoint: recovery commits it\n" +
+			"again, which must change nothing.",
+		tornAtFileSize: "a kill can come in the middle of a write and leave only its first bytes: a torn transaction was never\n" +
+			"pre-committed, so recovery aborts it; a torn checkpoint must never be the one a restart reads (write it to a\n" +
+			"temporary file, fsync, rename).",
+	}
+	cases := []struct {
+		name string
+		plan []crashPoint
+		why  string
+	}{
+		{"killed at a write", []crashPoint{seeded(engine.StepWrite)}, why[engine.StepWrite]},
+	}
+	for _, step := range checkpointSteps {
+		cases = append(cases, struct {
+			name string
+			plan []crashPoint
+			why  string
+		}{fmt.Sprintf("killed at %s", step), []crashPoint{seeded(step)}, why[step]})
+	}
+	cases = append(cases, []struct {
+		name string
+		plan []crashPoint
+		why  string
+	}{
+		{"killed at the first checkpoint, stored", []crashPoint{{engine.StepStored, 1}}, why[engine.StepStored]},
+		{"killed at the first checkpoint, after its pre-commit", []crashPoint{{engine.StepAfterPreCommit, 1}},
+			why[engine.StepAfterPreCommit] + " With no checkpoint stored, the restart is a fresh start, which must recover the\n" +
+				"sink too (with nothing pending) and abort the stray transaction."},
+		{"torn near the end of its largest file", []crashPoint{{tornAtFileSize, second + rnd.IntN(max(1, largest-second))}}, why[tornAtFileSize]},
+		{"torn anywhere", []crashPoint{{tornAtFileSize, rnd.IntN(largest)}}, why[tornAtFileSize]},
+		{"killed after a checkpoint is stored, then at a write after the restart",
+			[]crashPoint{seeded(engine.StepStored), {engine.StepWrite, 1 + rnd.IntN(10)}},
+			"each restart recovers from the latest completed checkpoint, whatever the kills before it left: committed\n" +
+				"transactions stay, pending ones are committed, the rest is aborted and replayed."},
+	}...)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			defer suite.Recover(t)
+			t.Parallel()
+			h := runJob(t, sc, o, c.plan...)
+			h.checkTable(t, c.why)
+		})
+	}
+}
+
+// TestFixReaderSeesOnlyCommittedTotals certifies that a reader of the usage table, reading at every step of the job and while it is down after a kill (at a write, after a pre-commit, after a checkpoint is stored, in the middle of a write), never fails, never sees a torn or half-written table, never sees an increment before its checkpoint completes, and never sees the table go back.
+func TestFixReaderSeesOnlyCommittedTotals(t *testing.T) {
+	defer suite.Recover(t)
+	if isChild(t) {
+		return
+	}
+	t.Parallel() // its time goes to child processes: let the tests run together
+	rnd := suite.Rand(t)
+	sc := buildScenario(rnd)
+	o := newOracle(t, Config(suite.TempDir(t)), sc)
+	clean := runJob(t, sc, o)
+	last := killableWrite(t, clean, rnd)
+	n := clean.count(1, engine.StepAfterPreCommit)
+	for _, c := range []struct {
+		name string
+		at   crashPoint
+	}{
+		{"killed between a write and the next checkpoint", crashPoint{engine.StepWrite, last}},
+		{"killed in the middle of a write", crashPoint{tornAfterWrite, last - 1}},
+		{"killed after a pre-commit", crashPoint{engine.StepAfterPreCommit, 1 + n/3 + rnd.IntN(max(1, n/3))}},
+		{"killed after a checkpoint is stored", crashPoint{engine.StepStored, 1 + n/3 + rnd.IntN(max(1, n/3))}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer suite.Recover(t)
+			t.Parallel()
+			h := runJob(t, sc, o, c.at)
+			h.checkReader(t, "billing invoices what it reads, and the dashboard shows it to the customer: a row they have read must\n"+
+				"never be taken back or added to twice. Only a two-phase commit gives that: increments invisible in an open\n"+
+				"transaction, pre-committed (durable, still invisible) at a checkpoint, published all at once by an atomic commit\n"+
+				"once the checkpoint is stored, and a reader that reads committed transactions only (read-committed). Truncating\n"+
+				"the table back to the checkpoint on a restart takes back what a reader already saw.")
+		})
+	}
+}
