@@ -708,18 +708,33 @@ func (h *history) timeline(i, inc int) string {
 			marked = true
 		}
 		if k > 0 && h.obs[k-1].run != ob.run {
-			fmt.Fprintf(&b, "  %s  run %d  %-52s\n", clock(h.obs[k-1].at.Add(restartWithin)), ob.run,
-				fmt.Sprintf("restarted, %v after the kill", restartWithin))
+			fmt.Fprintf(&b, "  %s  run %d  restarted, %v after the kill\n", clock(h.obs[k-1].at.Add(restartWithin)), ob.run, restartWithin)
 		}
 		what, last := fmtStep(ob), ob
-		if ob.step == engine.StepWrite {
-			j := k
-			for j+1 < until && h.obs[j+1].step == engine.StepWrite && h.obs[j+1].run == ob.run {
-				j++
+		j := k // the observations this line stands for: a run of writes, or one checkpoint's steps at one instant
+		same := func(a, b observation) bool {
+			if a.run != b.run || a.step == downStep || b.step == downStep {
+				return false
 			}
-			what, last = fmt.Sprintf("%d write(s) to the table, the last at %s", j-k+1, clock(h.obs[j].at)), h.obs[j]
-			k = j
+			if a.step == engine.StepWrite {
+				return b.step == engine.StepWrite
+			}
+			return b.step != engine.StepWrite && a.id == b.id && a.at.Equal(b.at) && (b.m == a.m || b.step == engine.StepAfterCommit)
 		}
+		for j+1 < until && j+1 != i && same(ob, h.obs[j+1]) {
+			j++
+		}
+		switch {
+		case ob.step == engine.StepWrite:
+			what = fmt.Sprintf("%d write(s) to the table, the last at %s", j-k+1, clock(h.obs[j].at))
+		case j > k:
+			what = fmt.Sprintf("checkpoint %d, %s … %s", ob.id, ob.step, h.obs[j].step)
+		}
+		last = h.obs[j]
+		if last.m != ob.m && ob.step != engine.StepWrite {
+			what += fmt.Sprintf(" (sees %s before)", fmtM(ob.m))
+		}
+		k = j
 		run := fmt.Sprintf("run %d", ob.run)
 		if ob.step == downStep {
 			run = "down "

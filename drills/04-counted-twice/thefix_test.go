@@ -4,6 +4,7 @@ package countedtwice
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/flk-byo/course/drills/04-counted-twice/engine"
@@ -44,13 +45,10 @@ func TestFixIsExactlyOnceWhereverItIsKilled(t *testing.T) {
 	sc := buildScenario(rnd)
 	o := newOracle(t, Config(suite.TempDir(t)), sc)
 	clean := runJob(t, sc, o)
-	// seeded returns a point of step in the middle of the run without a
-	// crash (1 if the job never reported step: it then runs to the end, and
-	// runJob says why that fails).
-	seeded := func(step engine.Step) crashPoint {
-		n := clean.count(1, step)
-		return crashPoint{step, 1 + n/4 + rnd.IntN(max(1, n/2))}
-	}
+	// seeded returns a point of step in the middle half of the run without
+	// a crash: a write, or a checkpoint whose transaction holds increments
+	// (most hold none: a minute closes every sixth checkpoint).
+	seeded := func(step engine.Step) crashPoint { return busyPoint(clean, step, rnd) }
 	sizes, err := suite.FileSizes(clean.dir)
 	if err != nil || len(sizes) < 2 {
 		t.Fatalf("the job's run without a crash left %d non-empty files in its Dir (%v): it keeps its checkpoints and the usage\n"+
@@ -79,6 +77,9 @@ func TestFixIsExactlyOnceWhereverItIsKilled(t *testing.T) {
 		why  string
 	}{
 		{"killed at a write", []crashPoint{seeded(engine.StepWrite)}, why[engine.StepWrite]},
+		{"killed between two increments of one minute", []crashPoint{midMinuteWrite(t, clean, rnd)},
+			why[engine.StepWrite] + " A minute closes for every customer at once: some of its increments were written before the\n" +
+				"kill, the rest not, and a replay that skips what looks written already (by the minute's end, say) loses the rest."},
 	}
 	for _, step := range checkpointSteps {
 		cases = append(cases, struct {
@@ -125,15 +126,14 @@ func TestFixReaderSeesOnlyCommittedTotals(t *testing.T) {
 	o := newOracle(t, Config(suite.TempDir(t)), sc)
 	clean := runJob(t, sc, o)
 	last := killableWrite(t, clean, rnd)
-	n := clean.count(1, engine.StepAfterPreCommit)
 	for _, c := range []struct {
 		name string
 		at   crashPoint
 	}{
 		{"killed between a write and the next checkpoint", crashPoint{engine.StepWrite, last}},
 		{"killed in the middle of a write", crashPoint{tornAfterWrite, last - 1}},
-		{"killed after a pre-commit", crashPoint{engine.StepAfterPreCommit, 1 + n/3 + rnd.IntN(max(1, n/3))}},
-		{"killed after a checkpoint is stored", crashPoint{engine.StepStored, 1 + n/3 + rnd.IntN(max(1, n/3))}},
+		{"killed after a pre-commit", busyPoint(clean, engine.StepAfterPreCommit, rnd)},
+		{"killed after a checkpoint is stored", busyPoint(clean, engine.StepStored, rnd)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer suite.Recover(t)
@@ -146,4 +146,62 @@ func TestFixReaderSeesOnlyCommittedTotals(t *testing.T) {
 				"the table back to the checkpoint on a restart takes back what a reader already saw.")
 		})
 	}
+}
+
+// midMinuteWrite returns a write of the run without a crash, clean, to kill
+// the job at: in the middle half of the run, followed by another increment
+// of the same record (the same minute closing for another customer),
+// seeded among those.
+func midMinuteWrite(t *testing.T, clean *history, rnd *rand.Rand) crashPoint {
+	t.Helper()
+	var candidates []int
+	writes := 0
+	for i, ob := range clean.obs {
+		if ob.step != engine.StepWrite {
+			continue
+		}
+		writes++
+		if next := i + 1; next < len(clean.obs) && clean.obs[next].step == engine.StepWrite && clean.obs[next].at.Equal(ob.at) &&
+			i > len(clean.obs)/4 && i < 3*len(clean.obs)/4 {
+			candidates = append(candidates, writes)
+		}
+	}
+	if len(candidates) == 0 {
+		return crashPoint{engine.StepWrite, 1 + writes/2}
+	}
+	return crashPoint{engine.StepWrite, candidates[rnd.IntN(len(candidates))]}
+}
+
+// busyPoint returns a point of step in the middle half of the run without
+// a crash, clean, seeded: for a write any write, for a checkpoint step one
+// of a checkpoint with increments in its transaction (writes since the
+// step's previous occurrence). If the job never reported step, it returns
+// its first occurrence: the run then ends without a kill, and runJob says
+// why that fails.
+func busyPoint(clean *history, step engine.Step, rnd *rand.Rand) crashPoint {
+	var candidates []int
+	n, writes := 0, 0
+	for i, ob := range clean.obs {
+		switch {
+		case ob.step == engine.StepWrite:
+			writes++
+			if step == engine.StepWrite {
+				n++
+			}
+		case ob.step == step:
+			n++
+		default:
+			continue
+		}
+		if writes > 0 && ob.step == step && i > len(clean.obs)/4 && i < 3*len(clean.obs)/4 {
+			candidates = append(candidates, n)
+		}
+		if ob.step == step && step != engine.StepWrite {
+			writes = 0
+		}
+	}
+	if len(candidates) == 0 {
+		return crashPoint{step, 1}
+	}
+	return crashPoint{step, candidates[rnd.IntN(len(candidates))]}
 }
