@@ -579,9 +579,13 @@ func (h *history) checkTable(t *testing.T, why string) bool {
 	if slices.Equal(got, h.o.final) {
 		return true
 	}
-	t.Errorf("after the crash and the restart, the usage table is not the one the log makes (each call counted once,\n"+
-		"in its customer's row for its hour):\n%s\n\nwhat happened:\n%s\n\n%s\n\nwhy: %s",
-		diffTables(got, h.o.final), h.fmtStory(), h.timeline(h.firstKill(), -1), why)
+	when := "after a run without a crash"
+	if len(h.story) > 1 {
+		when = "after the kill and the restart"
+	}
+	t.Errorf("%s, the usage table is not the one the log makes (each call counted once, in its customer's row\n"+
+		"for its hour):\n%s\n\nwhat happened:\n%s\n\n%s\n\nwhy: %s",
+		when, diffTables(got, h.o.final), h.fmtStory(), h.timeline(h.firstKill(), -1), why)
 	return false
 }
 
