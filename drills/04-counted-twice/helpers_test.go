@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -126,8 +127,10 @@ type oracle struct {
 	closed  []time.Time  // when the record that closed each minute arrived; zero for the end of the log
 	cum     []int64      // cum[m]: the calls in incs[:m]
 	final   []kit.Result // the usage table after the whole log
-	tables  map[int][]kit.Result
-	maxTime time.Time // the last delivery
+	maxTime time.Time    // the last delivery
+
+	mu     sync.Mutex           // guards tables: the subtests of a test share their oracle
+	tables map[int][]kit.Result // table(m), once computed
 }
 
 // newOracle computes the oracle of sc under the job's processor
@@ -172,6 +175,8 @@ func newOracle(t *testing.T, cfg JobConfig, sc scenario) *oracle {
 
 // table returns the usage table after the first m increments.
 func (o *oracle) table(m int) []kit.Result {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if tb, ok := o.tables[m]; ok {
 		return tb
 	}
