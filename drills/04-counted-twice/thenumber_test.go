@@ -112,16 +112,23 @@ func TestMaxStalenessIsMet(t *testing.T) {
 // from its run without a crash, clean: at the start of the checkpoint after
 // the minute that closed soonest after a checkpoint, among the checkpoints
 // of the middle half of the run. The start of a checkpoint is its
-// StepBeforePreCommit (StepStored for a job that never reports that).
+// StepBeforePreCommit; for a job that never reports that, the last write
+// before its StepStored.
 func worstKill(clean *history) crashPoint {
 	step := engine.StepBeforePreCommit
 	if clean.count(1, step) == 0 {
 		step = engine.StepStored
 	}
 	var ticks []time.Time
+	var writesBefore []int // the writes before each tick
+	writes := 0
 	for _, ob := range clean.obs {
-		if ob.step == step {
+		switch ob.step {
+		case engine.StepWrite:
+			writes++
+		case step:
 			ticks = append(ticks, ob.at)
+			writesBefore = append(writesBefore, writes)
 		}
 	}
 	best, bestGap := crashPoint{step, 1}, time.Duration(-1)
@@ -130,6 +137,9 @@ func worstKill(clean *history) crashPoint {
 			if c.After(ticks[k-1]) && !c.After(ticks[k]) {
 				if gap := c.Sub(ticks[k-1]); bestGap < 0 || gap < bestGap {
 					best, bestGap = crashPoint{step, k + 1}, gap
+					if step == engine.StepStored && writesBefore[k] > 0 {
+						best = crashPoint{engine.StepWrite, writesBefore[k]}
+					}
 				}
 				break
 			}
