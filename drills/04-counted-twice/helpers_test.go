@@ -783,6 +783,46 @@ func (h *history) incName(i int) string {
 	return fmt.Sprintf("a minute of %s's %s row", h.o.incs[i].Key, hourName(h.o.incs[i].Start))
 }
 
+// replay is a test's seeded replay: its randomness, the log, the oracle
+// under the job's configuration, and a run of the job over the log without
+// a crash, which the test chooses its crash points from.
+type replay struct {
+	rnd   *rand.Rand
+	sc    scenario
+	o     *oracle
+	clean *history
+}
+
+// newReplay builds a test's seeded replay and runs the job over it once,
+// without a crash.
+func newReplay(t *testing.T) replay {
+	t.Helper()
+	rnd := suite.Rand(t)
+	sc := buildScenario(rnd)
+	o := newOracle(t, Config(suite.TempDir(t)), sc)
+	return replay{rnd: rnd, sc: sc, o: o, clean: runJob(t, sc, o)}
+}
+
+// crashCase is one subtest of crashes: a plan of kills, and why it matters.
+type crashCase struct {
+	name string
+	plan []crashPoint
+	why  string
+}
+
+// runCases runs each case as a parallel subtest: the job over the replay,
+// killed as the case plans, then check of what happened.
+// check is (*history).checkTable or (*history).checkReader.
+func (r replay) runCases(t *testing.T, cases []crashCase, check func(h *history, t *testing.T, why string) bool) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			defer suite.Recover(t)
+			t.Parallel()
+			check(runJob(t, r.sc, r.o, c.plan...), t, c.why)
+		})
+	}
+}
+
 // checkpointSteps are the steps of stage 05's protocol at a checkpoint, in
 // order.
 var checkpointSteps = []engine.Step{engine.StepBeforePreCommit, engine.StepAfterPreCommit, engine.StepStored, engine.StepAfterCommit}

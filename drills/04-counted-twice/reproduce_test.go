@@ -21,27 +21,16 @@ func TestReproduceTotalsDoubledAfterARestart(t *testing.T) {
 	if isChild(t) {
 		return
 	}
-	rnd := suite.Rand(t)
-	sc := buildScenario(rnd)
-	o := newOracle(t, Config(suite.TempDir(t)), sc)
-	last := killableWrite(t, runJob(t, sc, o), rnd)
-	for _, c := range []struct {
-		name string
-		at   crashPoint
-	}{
-		{"killed between a write and the next checkpoint", crashPoint{engine.StepWrite, last}},
-		{"killed in the middle of a write", crashPoint{tornAfterWrite, last - 1}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			defer suite.Recover(t)
-			t.Parallel()
-			h := runJob(t, sc, o, c.at)
-			h.checkTable(t, "the restart resumes from the last checkpoint and replays the log from its offset, so every increment\n"+
-				"written after that checkpoint and before the kill is written again. An append is not idempotent, whatever a comment\n"+
-				"says, and a flag nothing reads (AtLeastOnce) changes nothing. What would have to be true of what a reader sees\n"+
-				"before a checkpoint completes, for a replay to be harmless?")
-		})
-	}
+	r := newReplay(t)
+	last := killableWrite(t, r.clean, r.rnd)
+	why := "the restart resumes from the last checkpoint and replays the log from its offset, so every increment\n" +
+		"written after that checkpoint and before the kill is written again. An append is not idempotent, whatever a comment\n" +
+		"says, and a flag nothing reads (AtLeastOnce) changes nothing. What would have to be true of what a reader sees\n" +
+		"before a checkpoint completes, for a replay to be harmless?"
+	r.runCases(t, []crashCase{
+		{"killed between a write and the next checkpoint", []crashPoint{{engine.StepWrite, last}}, why},
+		{"killed in the middle of a write", []crashPoint{{tornAfterWrite, last - 1}}, why},
+	}, (*history).checkTable)
 }
 
 // killableWrite returns a write of the job's run h to kill it at: the last

@@ -22,9 +22,7 @@ func TestFixKeepsEqualIncrements(t *testing.T) {
 		return
 	}
 	t.Parallel() // its time goes to child processes: let the tests run together
-	sc := buildScenario(suite.Rand(t))
-	o := newOracle(t, Config(suite.TempDir(t)), sc)
-	h := runJob(t, sc, o)
+	h := newReplay(t).clean
 	h.checkTable(t, "statuspage and uptime-probe add count=1 units=1 to their row every minute: equal increments, each one\n"+
 		"a real minute of usage. A table that drops a line because an equal one is there already (deduplication by\n"+
 		"content, on the reader's side or the sink's) undercounts every steady customer; what tells a replayed increment\n"+
@@ -41,10 +39,8 @@ func TestFixIsExactlyOnceWhereverItIsKilled(t *testing.T) {
 		return
 	}
 	t.Parallel() // its time goes to child processes: let the tests run together
-	rnd := suite.Rand(t)
-	sc := buildScenario(rnd)
-	o := newOracle(t, Config(suite.TempDir(t)), sc)
-	clean := runJob(t, sc, o)
+	r := newReplay(t)
+	rnd, clean := r.rnd, r.clean
 	// seeded returns a point of step in the middle half of the run without
 	// a crash: a write, or a checkpoint whose transaction holds increments
 	// (most hold none: a minute closes every sixth checkpoint).
@@ -71,47 +67,28 @@ func TestFixIsExactlyOnceWhereverItIsKilled(t *testing.T) {
 			"pre-committed, so recovery aborts it; a torn checkpoint must never be the one a restart reads (write it to a\n" +
 			"temporary file, fsync, rename).",
 	}
-	cases := []struct {
-		name string
-		plan []crashPoint
-		why  string
-	}{
+	cases := []crashCase{
 		{"killed at a write", []crashPoint{seeded(engine.StepWrite)}, why[engine.StepWrite]},
-		{"killed between two increments of one minute", []crashPoint{midMinuteWrite(t, clean, rnd)},
+		{"killed between two increments of one minute", []crashPoint{midMinuteWrite(clean, rnd)},
 			why[engine.StepWrite] + " A minute closes for every customer at once: some of its increments were written before the\n" +
 				"kill, the rest not, and a replay that skips what looks written already (by the minute's end, say) loses the rest."},
 	}
 	for _, step := range checkpointSteps {
-		cases = append(cases, struct {
-			name string
-			plan []crashPoint
-			why  string
-		}{fmt.Sprintf("killed at %s", step), []crashPoint{seeded(step)}, why[step]})
+		cases = append(cases, crashCase{fmt.Sprintf("killed at %s", step), []crashPoint{seeded(step)}, why[step]})
 	}
-	cases = append(cases, []struct {
-		name string
-		plan []crashPoint
-		why  string
-	}{
-		{"killed at the first checkpoint, stored", []crashPoint{{engine.StepStored, 1}}, why[engine.StepStored]},
-		{"killed at the first checkpoint, after its pre-commit", []crashPoint{{engine.StepAfterPreCommit, 1}},
+	cases = append(cases,
+		crashCase{"killed at the first checkpoint, stored", []crashPoint{{engine.StepStored, 1}}, why[engine.StepStored]},
+		crashCase{"killed at the first checkpoint, after its pre-commit", []crashPoint{{engine.StepAfterPreCommit, 1}},
 			why[engine.StepAfterPreCommit] + " With no checkpoint stored, the restart is a fresh start, which must recover the\n" +
 				"sink too (with nothing pending) and abort the stray transaction."},
-		{"torn near the end of its largest file", []crashPoint{{tornAtFileSize, second + rnd.IntN(max(1, largest-second))}}, why[tornAtFileSize]},
-		{"torn anywhere", []crashPoint{{tornAtFileSize, rnd.IntN(largest)}}, why[tornAtFileSize]},
-		{"killed after a checkpoint is stored, then at a write after the restart",
+		crashCase{"torn near the end of its largest file", []crashPoint{{tornAtFileSize, second + rnd.IntN(max(1, largest-second))}}, why[tornAtFileSize]},
+		crashCase{"torn anywhere", []crashPoint{{tornAtFileSize, rnd.IntN(largest)}}, why[tornAtFileSize]},
+		crashCase{"killed after a checkpoint is stored, then at a write after the restart",
 			[]crashPoint{seeded(engine.StepStored), {engine.StepWrite, 1 + rnd.IntN(10)}},
 			"each restart recovers from the latest completed checkpoint, whatever the kills before it left: committed\n" +
 				"transactions stay, pending ones are committed, the rest is aborted and replayed."},
-	}...)
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			defer suite.Recover(t)
-			t.Parallel()
-			h := runJob(t, sc, o, c.plan...)
-			h.checkTable(t, c.why)
-		})
-	}
+	)
+	r.runCases(t, cases, (*history).checkTable)
 }
 
 // TestFixReaderSeesOnlyCommittedTotals certifies that a reader of the usage table, reading at every step of the job and while it is down after a kill (at a write, after a pre-commit, after a checkpoint is stored, in the middle of a write), never fails, never sees a torn or half-written table, never sees an increment before its checkpoint completes, and never sees the table go back.
@@ -121,39 +98,26 @@ func TestFixReaderSeesOnlyCommittedTotals(t *testing.T) {
 		return
 	}
 	t.Parallel() // its time goes to child processes: let the tests run together
-	rnd := suite.Rand(t)
-	sc := buildScenario(rnd)
-	o := newOracle(t, Config(suite.TempDir(t)), sc)
-	clean := runJob(t, sc, o)
-	last := killableWrite(t, clean, rnd)
-	for _, c := range []struct {
-		name string
-		at   crashPoint
-	}{
-		{"killed between a write and the next checkpoint", crashPoint{engine.StepWrite, last}},
-		{"killed in the middle of a write", crashPoint{tornAfterWrite, last - 1}},
-		{"killed after a pre-commit", busyPoint(clean, engine.StepAfterPreCommit, rnd)},
-		{"killed after a checkpoint is stored", busyPoint(clean, engine.StepStored, rnd)},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			defer suite.Recover(t)
-			t.Parallel()
-			h := runJob(t, sc, o, c.at)
-			h.checkReader(t, "billing invoices what it reads, and the dashboard shows it to the customer: a row they have read must\n"+
-				"never be taken back or added to twice. Only a two-phase commit gives that: increments invisible in an open\n"+
-				"transaction, pre-committed (durable, still invisible) at a checkpoint, published all at once by an atomic commit\n"+
-				"once the checkpoint is stored, and a reader that reads committed transactions only (read-committed). Truncating\n"+
-				"the table back to the checkpoint on a restart takes back what a reader already saw.")
-		})
-	}
+	r := newReplay(t)
+	last := killableWrite(t, r.clean, r.rnd)
+	why := "billing invoices what it reads, and the dashboard shows it to the customer: a row they have read must\n" +
+		"never be taken back or added to twice. Only a two-phase commit gives that: increments invisible in an open\n" +
+		"transaction, pre-committed (durable, still invisible) at a checkpoint, published all at once by an atomic commit\n" +
+		"once the checkpoint is stored, and a reader that reads committed transactions only (read-committed). Truncating\n" +
+		"the table back to the checkpoint on a restart takes back what a reader already saw."
+	r.runCases(t, []crashCase{
+		{"killed between a write and the next checkpoint", []crashPoint{{engine.StepWrite, last}}, why},
+		{"killed in the middle of a write", []crashPoint{{tornAfterWrite, last - 1}}, why},
+		{"killed after a pre-commit", []crashPoint{busyPoint(r.clean, engine.StepAfterPreCommit, r.rnd)}, why},
+		{"killed after a checkpoint is stored", []crashPoint{busyPoint(r.clean, engine.StepStored, r.rnd)}, why},
+	}, (*history).checkReader)
 }
 
 // midMinuteWrite returns a write of the run without a crash, clean, to kill
 // the job at: in the middle half of the run, followed by another increment
 // of the same record (the same minute closing for another customer),
 // seeded among those.
-func midMinuteWrite(t *testing.T, clean *history, rnd *rand.Rand) crashPoint {
-	t.Helper()
+func midMinuteWrite(clean *history, rnd *rand.Rand) crashPoint {
 	var candidates []int
 	writes := 0
 	for i, ob := range clean.obs {

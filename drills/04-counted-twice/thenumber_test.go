@@ -82,11 +82,9 @@ func TestMaxStalenessIsMet(t *testing.T) {
 		return
 	}
 	t.Parallel() // its time goes to child processes: let the tests run together
-	sc := buildScenario(suite.Rand(t))
+	r := newReplay(t)
 	cfg := Config(suite.TempDir(t))
-	o := newOracle(t, cfg, sc)
-	clean := runJob(t, sc, o)
-	h := runJob(t, sc, o, worstKill(clean))
+	h := runJob(t, r.sc, r.o, worstKill(r.clean))
 	inc, wait, ok := h.stalest()
 	derivation := "no bound: the config has no positive CheckpointInterval"
 	if _, sum, ok := configBound(cfg); ok {
