@@ -557,8 +557,11 @@ func (h *history) readReport(t *testing.T, run int, path string) {
 
 // fmtStory renders the runs, one line each.
 func (h *history) fmtStory() string {
-	lines := []string{fmt.Sprintf("  the log: %d records from %s to %s; every restart %v after the kill",
-		len(h.sc.log), clock(h.sc.log[0].Arrived), clock(h.o.maxTime), restartWithin)}
+	log := fmt.Sprintf("  the log: %d records from %s to %s", len(h.sc.log), clock(h.sc.log[0].Arrived), clock(h.o.maxTime))
+	if len(h.story) > 1 {
+		log += fmt.Sprintf("; every restart %v after the kill", restartWithin)
+	}
+	lines := []string{log}
 	for _, s := range h.story {
 		lines = append(lines, "  "+s)
 	}
