@@ -259,7 +259,7 @@ func diffTables(got, want []kit.Result) string {
 		if gr.Count == wr.Count && gr.Sum == wr.Sum {
 			continue
 		}
-		what := "short"
+		what := fmt.Sprintf("%d calls missing", wr.Count-gr.Count)
 		switch {
 		case gr.Count > wr.Count && wr.Count > 0 && gr.Count >= 2*wr.Count:
 			what = fmt.Sprintf("counted %.1f times", float64(gr.Count)/float64(wr.Count))
