@@ -45,7 +45,9 @@ type Stage struct {
 	Ready   bool   // false for a stage announced but not yet in this version
 	Track   Track  // the core, or the extensions after it
 
-	// Solution names the reference files (in solutions/, the plain build)
+	// Solution names the reference files (in solutions/, the plain build,
+	// slash-separated: a file of a package of its own under solutions/,
+	// such as "pebblestate/pebble.go", is shown whole by its stage alone)
 	// that `de solution` shows for the stage, in reading order: whole if no
 	// earlier stage lists the file, else what this stage adds to it (see
 	// internal/refview). SolutionNote, if set, says why they are not the

@@ -1,4 +1,17 @@
-package solutions
+// Package pebblestate is the reference's disk backend for stage 12: a
+// solutions.StateBackend in Pebble (github.com/cockroachdb/pebble/v2), the
+// embedded LSM store nearest in Go to the RocksDB under Flink's
+// EmbeddedRocksDBStateBackend.
+//
+// It is a package of its own, not part of package solutions, so that only
+// what runs a Pebble backend links Pebble, a large dependency: stage 12's
+// suite, de bench's stage 12 benchmarks and de demo 12. Every other stage's
+// test binary, its fuzzing and its mutants build and start without it. The
+// learner's lab keeps the stage 12 card's layout, OpenPebbleBackend in
+// package lab; stage 12's bind_solution_test.go binds the card's names to
+// this package's (PebbleBackend to Backend, OpenPebbleBackend to Open,
+// RestorePebbleBackend to Restore, MinPebbleBudget to MinBudget).
+package pebblestate
 
 import (
 	"bytes"
@@ -9,27 +22,27 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 )
 
-// PebbleBackend is a StateBackend on disk, in Pebble: an LSM tree, like the
+// Backend is a solutions.StateBackend on disk, in Pebble: an LSM tree, like the
 // RocksDB under Flink's EmbeddedRocksDBStateBackend. Writes go to an
 // in-memory memtable (and the write-ahead log); full memtables are flushed
 // to immutable sorted files (sstables) on disk, which reads find through a
 // block cache. So however large the state grows, what Pebble holds in
 // memory is bounded by the memtables and the cache: the budget.
-type PebbleBackend struct {
+type Backend struct {
 	db *pebble.DB
 }
 
-// MinPebbleBudget is the smallest memory budget OpenPebbleBackend accepts.
-const MinPebbleBudget = 1 << 20
+// MinBudget is the smallest memory budget Open accepts.
+const MinBudget = 1 << 20
 
-// OpenPebbleBackend opens the Pebble database in dir, creating it if dir is
+// Open opens the Pebble database in dir, creating it if dir is
 // empty or missing, with at most budget bytes of memory for its state: two
 // memtables of budget/4 each (one being written, one being flushed) and a
 // block cache of budget/2. It returns an error for a budget below
-// MinPebbleBudget or a database that cannot be opened.
-func OpenPebbleBackend(dir string, budget int64) (*PebbleBackend, error) {
-	if budget < MinPebbleBudget {
-		return nil, fmt.Errorf("backend: the memory budget must be at least %d bytes, got %d", MinPebbleBudget, budget)
+// MinBudget or a database that cannot be opened.
+func Open(dir string, budget int64) (*Backend, error) {
+	if budget < MinBudget {
+		return nil, fmt.Errorf("backend: the memory budget must be at least %d bytes, got %d", MinBudget, budget)
 	}
 	cache := pebble.NewCache(budget / 2)
 	defer cache.Unref() // the database holds its own reference
@@ -43,14 +56,14 @@ func OpenPebbleBackend(dir string, budget int64) (*PebbleBackend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("backend: open pebble in %s: %w", dir, err)
 	}
-	return &PebbleBackend{db: db}, nil
+	return &Backend{db: db}, nil
 }
 
-// RestorePebbleBackend copies the checkpoint that PebbleBackend.Checkpoint
+// Restore copies the checkpoint that Backend.Checkpoint
 // wrote to checkpoint into the new directory dir and opens it there, as
-// OpenPebbleBackend does. The checkpoint itself is never opened or
+// Open does. The checkpoint itself is never opened or
 // changed, so it can be restored again, and dir shares no file with it.
-func RestorePebbleBackend(checkpoint, dir string, budget int64) (*PebbleBackend, error) {
+func Restore(checkpoint, dir string, budget int64) (*Backend, error) {
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("backend: restore into %s: the directory must not exist yet", dir)
 	}
@@ -60,11 +73,11 @@ func RestorePebbleBackend(checkpoint, dir string, budget int64) (*PebbleBackend,
 	if err := os.CopyFS(dir, os.DirFS(checkpoint)); err != nil {
 		return nil, fmt.Errorf("backend: restore from %s: %w", checkpoint, err)
 	}
-	return OpenPebbleBackend(dir, budget)
+	return Open(dir, budget)
 }
 
 // Get returns a copy of the value stored under key.
-func (b *PebbleBackend) Get(key []byte) ([]byte, bool, error) {
+func (b *Backend) Get(key []byte) ([]byte, bool, error) {
 	v, closer, err := b.db.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, false, nil
@@ -78,19 +91,19 @@ func (b *PebbleBackend) Get(key []byte) ([]byte, bool, error) {
 
 // Set stores value under key. It does not wait for the write-ahead log to
 // reach the disk: durability comes from checkpoints, which sync.
-func (b *PebbleBackend) Set(key, value []byte) error {
+func (b *Backend) Set(key, value []byte) error {
 	return b.db.Set(key, value, pebble.NoSync)
 }
 
 // Delete removes key (Pebble writes a tombstone, dropped by compaction).
-func (b *PebbleBackend) Delete(key []byte) error {
+func (b *Backend) Delete(key []byte) error {
 	return b.db.Delete(key, pebble.NoSync)
 }
 
 // Scan calls fn for every entry with start ≤ key < end, in key order (an
 // empty end: no upper bound), through a Pebble iterator bounded to the
 // range.
-func (b *PebbleBackend) Scan(start, end []byte, fn func(key, value []byte) error) error {
+func (b *Backend) Scan(start, end []byte, fn func(key, value []byte) error) error {
 	// Empty bounds are no bounds; say so with nil, which is what Pebble
 	// reads as none (its own checks, on under -race, cannot seek to an
 	// empty key).
@@ -123,12 +136,12 @@ func (b *PebbleBackend) Scan(start, end []byte, fn func(key, value []byte) error
 // made before the call). A checkpoint therefore costs about what changed
 // since the last flush, not the size of the state: Flink's incremental
 // checkpoints.
-func (b *PebbleBackend) Checkpoint(dir string) error {
+func (b *Backend) Checkpoint(dir string) error {
 	return b.db.Checkpoint(dir, pebble.WithFlushedWAL())
 }
 
 // Close closes the database.
-func (b *PebbleBackend) Close() error {
+func (b *Backend) Close() error {
 	return b.db.Close()
 }
 
