@@ -52,6 +52,15 @@ type Pebbles struct {
 // up is reported and fails the run.
 func (p *Pebbles) Run(m *testing.M) int {
 	code := m.Run()
+	if err := p.closeAll(); err != nil {
+		fmt.Fprintf(os.Stderr, "onbackend: cleaning up the Pebble backends: %v\n", err)
+		return max(code, 1)
+	}
+	return code
+}
+
+// closeAll closes every backend still open and removes the root.
+func (p *Pebbles) closeAll() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var errs []error
@@ -62,11 +71,8 @@ func (p *Pebbles) Run(m *testing.M) int {
 	if p.root != "" {
 		errs = append(errs, os.RemoveAll(p.root))
 	}
-	if err := errors.Join(errs...); err != nil {
-		fmt.Fprintf(os.Stderr, "onbackend: cleaning up the Pebble backends: %v\n", err)
-		return max(code, 1)
-	}
-	return code
+	p.root = ""
+	return errors.Join(errs...)
 }
 
 // dir returns a new directory name under the root (making the root on the
