@@ -110,13 +110,14 @@ type Printer struct {
 	printed                       map[string]bool // stage IDs already printed
 }
 
-// Report prints every stage of run, the race detector's second pass, and
-// the summary, and reports whether everything passed.
+// Report prints every stage of run, the race detector's second pass, the
+// rerun passes and the summary, and reports whether everything passed.
 func (p *Printer) Report(run *Run, target catalog.Stage) bool {
 	for _, st := range run.Stages {
 		p.Stage(run, st)
 	}
 	p.RacePass(run)
+	p.Reruns(run)
 	return p.Summary(run, target)
 }
 
