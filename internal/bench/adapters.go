@@ -188,7 +188,7 @@ func BenchmarkDe12(b *testing.B) {
 // what runs a Pebble backend links Pebble.
 var pebbleOpen = map[string]struct{ imp, open string }{
 	"lab":       {"", "OpenPebbleBackend"},
-	"solutions": {"\n\t\"github.com/flk-byo/course/solutions/pebblestate\"", "pebblestate.Open"},
+	"solutions": {"\n\t\"github.com/flk-byo/course/solutions/pebblestate\"", "pebblestate.OpenPebbleBackend"},
 }
 
 // adapter returns the source of stage's file for package pkg.

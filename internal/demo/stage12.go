@@ -21,7 +21,7 @@ func demo12(n *narrator) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	live, err := pebblestate.Open(filepath.Join(dir, "live"), pebblestate.MinBudget)
+	live, err := pebblestate.OpenPebbleBackend(filepath.Join(dir, "live"), pebblestate.MinPebbleBudget)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func demo12(n *narrator) error {
 	n.say("the process is killed here: what it emitted after the checkpoint was never committed")
 
 	n.step("restore a copy of the checkpoint, and replay the source from there")
-	restored, err := pebblestate.Restore(ckpt, filepath.Join(dir, "restored"), pebblestate.MinBudget)
+	restored, err := pebblestate.RestorePebbleBackend(ckpt, filepath.Join(dir, "restored"), pebblestate.MinPebbleBudget)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ var backendAPI = stagebench.API{
 	},
 	NewHeapBackend: func() stagebench.Backend { return solutions.NewHeapBackend() },
 	OpenPebbleBackend: func(dir string, budget int64) (stagebench.Backend, error) {
-		return pebblestate.Open(dir, budget)
+		return pebblestate.OpenPebbleBackend(dir, budget)
 	},
 }
 

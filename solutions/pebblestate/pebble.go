@@ -5,12 +5,12 @@
 //
 // It is a package of its own, not part of package solutions, so that only
 // what runs a Pebble backend links Pebble, a large dependency: stage 12's
-// suite, de bench's stage 12 benchmarks and de demo 12. Every other stage's
-// test binary, its fuzzing and its mutants build and start without it. The
-// learner's lab keeps the stage 12 card's layout, OpenPebbleBackend in
-// package lab; stage 12's bind_solution_test.go binds the card's names to
-// this package's (PebbleBackend to Backend, OpenPebbleBackend to Open,
-// RestorePebbleBackend to Restore, MinPebbleBudget to MinBudget).
+// suite (its bind_solution_test.go binds the card's names to this
+// package's), stages 01 and 03's suites rerun on Pebble, de bench's stage
+// 12 benchmarks and de demo 12. Every other stage's test binary, its
+// fuzzing and its mutants build and start without it. The names are the
+// card's, and the file uses nothing of package solutions: it is the
+// learner's lab/pebble.go as it could be, in package lab.
 package pebblestate
 
 import (
@@ -22,27 +22,27 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 )
 
-// Backend is a solutions.StateBackend on disk, in Pebble: an LSM tree, like the
+// PebbleBackend is a solutions.StateBackend on disk, in Pebble: an LSM tree, like the
 // RocksDB under Flink's EmbeddedRocksDBStateBackend. Writes go to an
 // in-memory memtable (and the write-ahead log); full memtables are flushed
 // to immutable sorted files (sstables) on disk, which reads find through a
 // block cache. So however large the state grows, what Pebble holds in
 // memory is bounded by the memtables and the cache: the budget.
-type Backend struct {
+type PebbleBackend struct {
 	db *pebble.DB
 }
 
-// MinBudget is the smallest memory budget Open accepts.
-const MinBudget = 1 << 20
+// MinPebbleBudget is the smallest memory budget OpenPebbleBackend accepts.
+const MinPebbleBudget = 1 << 20
 
-// Open opens the Pebble database in dir, creating it if dir is
+// OpenPebbleBackend opens the Pebble database in dir, creating it if dir is
 // empty or missing, with at most budget bytes of memory for its state: two
 // memtables of budget/4 each (one being written, one being flushed) and a
 // block cache of budget/2. It returns an error for a budget below
-// MinBudget or a database that cannot be opened.
-func Open(dir string, budget int64) (*Backend, error) {
-	if budget < MinBudget {
-		return nil, fmt.Errorf("backend: the memory budget must be at least %d bytes, got %d", MinBudget, budget)
+// MinPebbleBudget or a database that cannot be opened.
+func OpenPebbleBackend(dir string, budget int64) (*PebbleBackend, error) {
+	if budget < MinPebbleBudget {
+		return nil, fmt.Errorf("backend: the memory budget must be at least %d bytes, got %d", MinPebbleBudget, budget)
 	}
 	cache := pebble.NewCache(budget / 2)
 	defer cache.Unref() // the database holds its own reference
@@ -56,14 +56,14 @@ func Open(dir string, budget int64) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("backend: open pebble in %s: %w", dir, err)
 	}
-	return &Backend{db: db}, nil
+	return &PebbleBackend{db: db}, nil
 }
 
-// Restore copies the checkpoint that Backend.Checkpoint
+// RestorePebbleBackend copies the checkpoint that PebbleBackend.Checkpoint
 // wrote to checkpoint into the new directory dir and opens it there, as
-// Open does. The checkpoint itself is never opened or
+// OpenPebbleBackend does. The checkpoint itself is never opened or
 // changed, so it can be restored again, and dir shares no file with it.
-func Restore(checkpoint, dir string, budget int64) (*Backend, error) {
+func RestorePebbleBackend(checkpoint, dir string, budget int64) (*PebbleBackend, error) {
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("backend: restore into %s: the directory must not exist yet", dir)
 	}
@@ -73,11 +73,11 @@ func Restore(checkpoint, dir string, budget int64) (*Backend, error) {
 	if err := os.CopyFS(dir, os.DirFS(checkpoint)); err != nil {
 		return nil, fmt.Errorf("backend: restore from %s: %w", checkpoint, err)
 	}
-	return Open(dir, budget)
+	return OpenPebbleBackend(dir, budget)
 }
 
 // Get returns a copy of the value stored under key.
-func (b *Backend) Get(key []byte) ([]byte, bool, error) {
+func (b *PebbleBackend) Get(key []byte) ([]byte, bool, error) {
 	v, closer, err := b.db.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, false, nil
@@ -91,19 +91,19 @@ func (b *Backend) Get(key []byte) ([]byte, bool, error) {
 
 // Set stores value under key. It does not wait for the write-ahead log to
 // reach the disk: durability comes from checkpoints, which sync.
-func (b *Backend) Set(key, value []byte) error {
+func (b *PebbleBackend) Set(key, value []byte) error {
 	return b.db.Set(key, value, pebble.NoSync)
 }
 
 // Delete removes key (Pebble writes a tombstone, dropped by compaction).
-func (b *Backend) Delete(key []byte) error {
+func (b *PebbleBackend) Delete(key []byte) error {
 	return b.db.Delete(key, pebble.NoSync)
 }
 
 // Scan calls fn for every entry with start ≤ key < end, in key order (an
 // empty end: no upper bound), through a Pebble iterator bounded to the
 // range.
-func (b *Backend) Scan(start, end []byte, fn func(key, value []byte) error) error {
+func (b *PebbleBackend) Scan(start, end []byte, fn func(key, value []byte) error) error {
 	// Empty bounds are no bounds; say so with nil, which is what Pebble
 	// reads as none (its own checks, on under -race, cannot seek to an
 	// empty key).
@@ -136,12 +136,12 @@ func (b *Backend) Scan(start, end []byte, fn func(key, value []byte) error) erro
 // made before the call). A checkpoint therefore costs about what changed
 // since the last flush, not the size of the state: Flink's incremental
 // checkpoints.
-func (b *Backend) Checkpoint(dir string) error {
+func (b *PebbleBackend) Checkpoint(dir string) error {
 	return b.db.Checkpoint(dir, pebble.WithFlushedWAL())
 }
 
 // Close closes the database.
-func (b *Backend) Close() error {
+func (b *PebbleBackend) Close() error {
 	return b.db.Close()
 }
 

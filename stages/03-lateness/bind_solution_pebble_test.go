@@ -31,6 +31,6 @@ func TestMain(m *testing.M) { os.Exit(pebbles.Run(m)) }
 // NewProcessor is NewBackendProcessor for cfg on a new Pebble backend.
 func NewProcessor(cfg Config) (*Processor, error) {
 	return onbackend.New(&pebbles, cfg, impl.NewBackendProcessor, func(dir string) (impl.StateBackend, error) {
-		return pebblestate.Open(dir, pebblestate.MinBudget)
+		return pebblestate.OpenPebbleBackend(dir, pebblestate.MinPebbleBudget)
 	})
 }

@@ -16,22 +16,22 @@ type (
 	StateBackend     = impl.StateBackend
 	BackendProcessor = impl.BackendProcessor
 	HeapBackend      = impl.HeapBackend
-	PebbleBackend    = pebblestate.Backend
+	PebbleBackend    = pebblestate.PebbleBackend
 	Config           = impl.Config
 	Processor        = impl.Processor
 )
 
 const (
 	BackendMaxParallelism = impl.BackendMaxParallelism
-	MinPebbleBudget       = pebblestate.MinBudget
+	MinPebbleBudget       = pebblestate.MinPebbleBudget
 )
 
 var (
 	NewBackendProcessor  = impl.NewBackendProcessor
 	NewHeapBackend       = impl.NewHeapBackend
 	RestoreHeapBackend   = impl.RestoreHeapBackend
-	OpenPebbleBackend    = pebblestate.Open
-	RestorePebbleBackend = pebblestate.Restore
+	OpenPebbleBackend    = pebblestate.OpenPebbleBackend
+	RestorePebbleBackend = pebblestate.RestorePebbleBackend
 	NewProcessor         = impl.NewProcessor
 	KeyGroup             = impl.KeyGroup
 )

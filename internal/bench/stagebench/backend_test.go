@@ -22,7 +22,7 @@ var reference12 = API{
 	},
 	NewHeapBackend: func() Backend { return solutions.NewHeapBackend() },
 	OpenPebbleBackend: func(dir string, budget int64) (Backend, error) {
-		return pebblestate.Open(dir, budget)
+		return pebblestate.OpenPebbleBackend(dir, budget)
 	},
 }
 
