@@ -44,13 +44,13 @@ func TestRerunBatchesFollowTheCatalogue(t *testing.T) {
 	heap := catalog.Rerun{Tag: "statebackend_heap", Stages: []catalog.Stage{s1, s3}}
 	pebble := catalog.Rerun{Tag: "statebackend_pebble", Stages: []catalog.Stage{s1, s3}}
 	s12 := catalog.Stage{Number: 12, Reruns: []catalog.Rerun{heap, pebble}}
-	assert.Empty(t, rerunBatches([]catalog.Stage{s3, s1}, false), "no stage with reruns")
-	got := rerunBatches([]catalog.Stage{s12, s3, s1}, true)
+	assert.Empty(t, rerunBatches([]catalog.Stage{s3, s1}), "no stage with reruns")
+	got := rerunBatches([]catalog.Stage{s12, s3, s1})
 	if assert.Len(t, got, 2) {
 		for i, want := range []catalog.Rerun{heap, pebble} {
 			assert.Equal(t, want.Stages, got[i].stages)
 			assert.Equal(t, want.Tag, got[i].rerun.Tag)
-			assert.True(t, got[i].race)
+			assert.False(t, got[i].race)
 			assert.False(t, got[i].racePass)
 		}
 	}

@@ -157,7 +157,7 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 	defer cancel()
 	bs := batches(run.Stages, race, o.race == raceAll)
 	if o.reruns {
-		bs = append(bs, rerunBatches(run.Stages, race && o.race == raceAll)...)
+		bs = append(bs, rerunBatches(run.Stages)...)
 	}
 	results := make([]*gotest.Result, len(bs))
 	errs := make([]error, len(bs))
@@ -201,10 +201,26 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 	// leaves cores idle that their builds can use.
 	var wg sync.WaitGroup
 	var once sync.Once
+	// The rerun passes (stage 12's) go one after another, in one
+	// goroutine: each builds and runs two suites, and beside every other
+	// pass at once they would slow each other's tests past --test-timeout
+	// on two cores.
 	startBackground := func(string) {
 		once.Do(func() {
-			for _, pass := range passes[1:] {
+			var reruns []func(func(string))
+			for i, pass := range passes[1:] {
+				if bs[i+1].rerun != nil {
+					reruns = append(reruns, pass)
+					continue
+				}
 				wg.Go(func() { pass(nil) })
+			}
+			if len(reruns) > 0 {
+				wg.Go(func() {
+					for _, pass := range reruns {
+						pass(nil)
+					}
+				})
 			}
 		})
 	}
@@ -258,13 +274,15 @@ type batch struct {
 // rerunBatches are the passes that run earlier stages' suites again under
 // the build tags of a stage of the run (catalog.Stage.Reruns): at stage 12,
 // stages 01 and 03 on the learner's BackendProcessor, once per backend.
-// They run beside the earlier stages, in the background; race says whether
-// with the race detector (--race-all).
-func rerunBatches(stages []catalog.Stage, race bool) []batch {
+// They run beside the earlier stages, in the background, and never with
+// the race detector, not even with --race-all: stage 12's BackendProcessor
+// is one goroutine's, and Pebble's own code under the race detector takes
+// minutes a suite.
+func rerunBatches(stages []catalog.Stage) []batch {
 	var out []batch
 	for _, st := range stages {
 		for _, r := range st.Reruns {
-			out = append(out, batch{stages: r.Stages, race: race, rerun: &r})
+			out = append(out, batch{stages: r.Stages, rerun: &r})
 		}
 	}
 	return out

@@ -166,8 +166,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	// packages kept apart from the plain ones by rerunPackage.
 	for _, st := range o.Stages {
 		for _, r := range st.Reruns {
+			// Without -race: BackendProcessor is one goroutine's, and
+			// Pebble's own code under the race detector takes minutes.
 			ro := opts
-			ro.Tags, ro.Packages = r.Tags("lab"), nil
+			ro.Tags, ro.Packages, ro.Race = r.Tags("lab"), nil, false
 			for _, earlier := range r.Stages {
 				ro.Packages = append(ro.Packages, earlier.Package())
 			}

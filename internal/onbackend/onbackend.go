@@ -81,7 +81,7 @@ func (p *Pebbles) dir() (string, int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.root == "" {
-		root, err := os.MkdirTemp("", "flk-onpebble-")
+		root, err := os.MkdirTemp(scratchDir(), "flk-onpebble-")
 		if err != nil {
 			return "", 0, fmt.Errorf("onbackend: a directory for the Pebble backends: %w", err)
 		}
@@ -89,6 +89,22 @@ func (p *Pebbles) dir() (string, int, error) {
 	}
 	p.n++
 	return filepath.Join(p.root, strconv.Itoa(p.n)), p.n, nil
+}
+
+// scratchDir is where the backends' directories go: /dev/shm where there
+// is one (a suite opens hundreds of databases, and each open syncs a few
+// files: on a disk, the waiting for those syncs is most of a suite's time),
+// else the usual temporary directory. Nothing in a rerun suite is about
+// durability: stage 12's own suite tests its checkpoints and crashes.
+func scratchDir() string {
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if f, err := os.CreateTemp("/dev/shm", "flk-onpebble-probe-"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "/dev/shm"
+		}
+	}
+	return os.TempDir()
 }
 
 // track records be, open in directory n.
