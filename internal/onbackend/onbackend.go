@@ -127,10 +127,33 @@ func (p *Pebbles) release(n int, dir string) {
 	}
 }
 
+// Pebble returns a bind file's NewProcessor: newProcessor(cfg, backend) on
+// a new backend that open opens, with budget, in a directory of its own;
+// if newProcessor fails, the backend is closed at once. newProcessor and
+// open are the stage's NewBackendProcessor and OpenPebbleBackend, whose
+// backend (B, a *PebbleBackend) must be a StateBackend (S).
+func Pebble[C, T any, S io.Closer, B io.Closer](p *Pebbles, newProcessor func(C, S) (*T, error), open func(dir string, budget int64) (B, error), budget int64) func(C) (*T, error) {
+	return func(cfg C) (*T, error) {
+		return New(p, cfg, newProcessor, func(dir string) (S, error) {
+			be, err := open(dir, budget)
+			if err != nil {
+				var zero S
+				return zero, err
+			}
+			s, ok := any(be).(S)
+			if !ok {
+				be.Close()
+				var zero S
+				return zero, fmt.Errorf("onbackend: %T is not a %T", be, zero)
+			}
+			return s, nil
+		})
+	}
+}
+
 // New returns newProcessor(cfg, backend) on a new Pebble backend that open
 // opens in the directory it is given; if newProcessor fails, the backend
-// is closed at once. A bind file's NewProcessor is New with the stage's
-// NewBackendProcessor and OpenPebbleBackend.
+// is closed at once.
 func New[C, T any, S io.Closer](p *Pebbles, cfg C, newProcessor func(C, S) (*T, error), open func(dir string) (S, error)) (*T, error) {
 	dir, n, err := p.dir()
 	if err != nil {

@@ -63,3 +63,36 @@ func TestNewOpensEachProcessorItsOwnDirectory(t *testing.T) {
 	}
 	_ = kept.be
 }
+
+// stateBackend stands for a stage's StateBackend interface, which the
+// backend open returns must implement.
+type stateBackend interface {
+	Close() error
+	Get() int
+}
+
+// notAState closes but is no stateBackend.
+type notAState struct{ closed *bool }
+
+func (b notAState) Close() error { *b.closed = true; return nil }
+
+// TestPebbleHandsTheBackendOnAsTheProcessorsInterface checks that Pebble's
+// NewProcessor opens with the budget it was given and rejects, closing it,
+// a backend that is not the processor's backend interface.
+func TestPebbleHandsTheBackendOnAsTheProcessorsInterface(t *testing.T) {
+	var p Pebbles
+	defer p.closeAll()
+	var budgets []int64
+	closed := false
+	open := func(dir string, budget int64) (notAState, error) {
+		budgets = append(budgets, budget)
+		return notAState{closed: &closed}, nil
+	}
+	newProcessor := func(cfg int, be stateBackend) (*processor, error) { return &processor{}, nil }
+	if _, err := Pebble(&p, newProcessor, open, 1<<20)(1); err == nil {
+		t.Fatal("a backend that is not a stateBackend was accepted")
+	}
+	if !closed || len(budgets) != 1 || budgets[0] != 1<<20 {
+		t.Errorf("closed %v, budgets %v; want the backend opened once with 1 MiB and closed", closed, budgets)
+	}
+}

@@ -28,8 +28,4 @@ var pebbles onbackend.Pebbles
 func TestMain(m *testing.M) { os.Exit(pebbles.Run(m)) }
 
 // NewProcessor is NewBackendProcessor for cfg on a new Pebble backend.
-func NewProcessor(cfg Config) (*Processor, error) {
-	return onbackend.New(&pebbles, cfg, impl.NewBackendProcessor, func(dir string) (impl.StateBackend, error) {
-		return impl.OpenPebbleBackend(dir, impl.MinPebbleBudget)
-	})
-}
+var NewProcessor = onbackend.Pebble(&pebbles, impl.NewBackendProcessor, impl.OpenPebbleBackend, impl.MinPebbleBudget)
