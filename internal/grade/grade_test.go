@@ -465,3 +465,25 @@ func TestBuildCreditsReruns(t *testing.T) {
 		})
 	}
 }
+
+// TestManifestHasTheRerunBuildsBindFiles checks that tamper evidence
+// evaluates build constraints as every build de grade runs does: the lab's
+// bind files of stage 12's rerun passes (-tags lab,statebackend_heap and
+// lab,statebackend_pebble) are compared like the plain lab build's, and the
+// reference's are not.
+func TestManifestHasTheRerunBuildsBindFiles(t *testing.T) {
+	manifest, err := Manifest(course.Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"stages/01-windows/bind_lab_test.go", "stages/01-windows/bind_lab_heap_test.go", "stages/03-lateness/bind_lab_pebble_test.go", "internal/onbackend/onbackend.go"} {
+		if manifest[p] == "" {
+			t.Errorf("%s is not in the manifest: a student could change it unseen", p)
+		}
+	}
+	for _, p := range []string{"stages/01-windows/bind_solution_test.go", "stages/01-windows/bind_solution_pebble_test.go"} {
+		if manifest[p] != "" {
+			t.Errorf("%s is in the manifest, but no graded build compiles it", p)
+		}
+	}
+}
