@@ -156,7 +156,7 @@ func BenchmarkDe11(b *testing.B) {
 import (
 	"testing"
 
-	"github.com/flk-byo/course/internal/bench/stagebench"
+	"github.com/flk-byo/course/internal/bench/stagebench"PEBBLEIMPORT
 )
 
 func BenchmarkDe12(b *testing.B) {
@@ -170,7 +170,7 @@ func BenchmarkDe12(b *testing.B) {
 		},
 		NewHeapBackend: func() stagebench.Backend { return NewHeapBackend() },
 		OpenPebbleBackend: func(dir string, budget int64) (stagebench.Backend, error) {
-			pb, err := OpenPebbleBackend(dir, budget)
+			pb, err := PEBBLEOPEN(dir, budget)
 			if err != nil {
 				return nil, err
 			}
@@ -181,11 +181,22 @@ func BenchmarkDe12(b *testing.B) {
 `,
 }
 
+// pebbleOpen is, for each package, where stage 12's adapter finds the
+// card's OpenPebbleBackend, and the import that needs (PEBBLEIMPORT and
+// PEBBLEOPEN in its source): in package lab beside the rest, as the card
+// lays it out; in the reference its own package, pebblestate, so that only
+// what runs a Pebble backend links Pebble.
+var pebbleOpen = map[string]struct{ imp, open string }{
+	"lab":       {"", "OpenPebbleBackend"},
+	"solutions": {"\n\t\"github.com/flk-byo/course/solutions/pebblestate\"", "pebblestate.OpenPebbleBackend"},
+}
+
 // adapter returns the source of stage's file for package pkg.
 func adapter(pkg string, stage int) string {
 	src, ok := adapters[stage]
 	if !ok {
 		panic(fmt.Sprintf("bench: stage %02d has benchmarks but no adapter", stage))
 	}
-	return strings.Replace(src, "PKG", pkg, 1)
+	p := pebbleOpen[pkg]
+	return strings.NewReplacer("PKG", pkg, "PEBBLEIMPORT", p.imp, "PEBBLEOPEN", p.open).Replace(src)
 }

@@ -235,8 +235,10 @@ func TestTableIsConsistent(t *testing.T) {
 		src, ok := adapters[s]
 		if assert.True(t, ok, "stage %02d has benchmarks and needs an adapter", s) {
 			assert.Contains(t, src, "func "+TopLevel(s)+"(b *testing.B)")
-			_, err := parser.ParseFile(token.NewFileSet(), "adapter.go", adapter("lab", s), 0)
-			assert.NoError(t, err, "stage %02d's adapter parses", s)
+			for _, pkg := range []string{"lab", "solutions"} {
+				_, err := parser.ParseFile(token.NewFileSet(), "adapter.go", adapter(pkg, s), 0)
+				assert.NoError(t, err, "stage %02d's adapter for package %s parses", s, pkg)
+			}
 		}
 	}
 	assert.Len(t, adapters, len(Stages(99)), "no adapter without benchmarks")

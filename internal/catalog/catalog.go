@@ -45,7 +45,9 @@ type Stage struct {
 	Ready   bool   // false for a stage announced but not yet in this version
 	Track   Track  // the core, or the extensions after it
 
-	// Solution names the reference files (in solutions/, the plain build)
+	// Solution names the reference files (in solutions/, the plain build,
+	// slash-separated: a file of a package of its own under solutions/,
+	// such as "pebblestate/pebble.go", is shown whole by its stage alone)
 	// that `de solution` shows for the stage, in reading order: whole if no
 	// earlier stage lists the file, else what this stage adds to it (see
 	// internal/refview). SolutionNote, if set, says why they are not the
@@ -65,6 +67,13 @@ type Stage struct {
 	// lesson is a library, such as an embedded store).
 	LabImports []string
 
+	// Reruns are earlier stages' suites that run again once the learner
+	// has reached this stage, each under a build tag of its own that binds
+	// their API to this stage's code: stage 12 runs stages 01 and 03 on
+	// its BackendProcessor, once on each backend. de test runs them while
+	// this is the current stage; CI runs them on the reference.
+	Reruns []Rerun
+
 	// Needs, for a drill, are the IDs of the stages whose code its job runs
 	// on: once the learner has passed them all, de runs the drill on the
 	// learner's engine, else on the reference's. JobPackage is the name of
@@ -72,6 +81,18 @@ type Stage struct {
 	Needs      []string
 	JobPackage string
 }
+
+// Rerun is one more pass of earlier stages' suites (Stage.Reruns): go test
+// -tags "<lab or solution>,<Tag>" on Stages, whose bind files under Tag
+// bind their API to a later stage's code.
+type Rerun struct {
+	Tag    string  // the build tag: "statebackend_heap"
+	On     string  // what the suites run on, for the report: "stage 12's BackendProcessor, heap backend"
+	Stages []Stage // the earlier stages, in course order
+}
+
+// Tags returns the build tags of the pass for base ("lab" or "solution").
+func (r Rerun) Tags(base string) string { return base + "," + r.Tag }
 
 // Track is the part of the course a stage belongs to. The core comes first
 // and is the course; the extensions follow it, opt-in, for a learner who
@@ -156,6 +177,11 @@ type file struct {
 		LabImports []string `json:"lab_imports"`
 		Race       bool     `json:"race"`
 		Track      Track    `json:"track"`
+		Reruns     []struct {
+			Tag    string   `json:"tag"`
+			On     string   `json:"on"`
+			Stages []string `json:"stages"`
+		} `json:"reruns"`
 	} `json:"stages"`
 }
 
@@ -193,6 +219,20 @@ func Load(fsys fs.FS) (*Catalog, error) {
 			Points: s.Points, Ready: s.Ready, Track: track, Solution: s.Solution, SolutionNote: s.Note,
 			LabImports: s.LabImports, Race: s.Race,
 		})
+		for _, r := range s.Reruns {
+			if r.Tag == "" || r.On == "" || len(r.Stages) == 0 {
+				return nil, fmt.Errorf("catalog: stage %d (%s) has a rerun without a tag, an \"on\" or stages", i+1, s.Slug)
+			}
+			rr := Rerun{Tag: r.Tag, On: r.On}
+			for _, id := range r.Stages {
+				earlier, ok := c.ByID(id)
+				if !ok || earlier.Number > i {
+					return nil, fmt.Errorf("catalog: stage %d (%s) reruns %q, which is not an earlier stage's ID", i+1, s.Slug, id)
+				}
+				rr.Stages = append(rr.Stages, earlier)
+			}
+			c.Stages[i].Reruns = append(c.Stages[i].Reruns, rr)
+		}
 	}
 	return c, nil
 }

@@ -208,3 +208,44 @@ func TestReadyStagesAndResolveReady(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "c", st.Slug)
 }
+
+// TestRerunsLoad checks the "reruns" field: each pass names a tag, what it
+// runs on and earlier stages by ID (a later or unknown one is an error),
+// and in the course's own catalogue each stage a pass reruns has a lab and
+// a solution bind file under the pass's tag, so that the pass builds.
+func TestRerunsLoad(t *testing.T) {
+	loadWith := func(rerun string) (*catalog.Catalog, error) {
+		return catalog.Load(fstest.MapFS{"catalog.json": {Data: []byte(`{"format": 1, "course": "FLK-BYO", "title": "t", "stages": [` +
+			`{"slug": "a", "title": "A"}, {"slug": "b", "title": "B", "reruns": [` + rerun + `]}, {"slug": "c", "title": "C"}]}`)}})
+	}
+	cat, err := loadWith(`{"tag": "x", "on": "your X", "stages": ["01-a"]}`)
+	require.NoError(t, err)
+	require.Len(t, cat.Stages[1].Reruns, 1)
+	r := cat.Stages[1].Reruns[0]
+	assert.Equal(t, "x", r.Tag)
+	assert.Equal(t, "lab,x", r.Tags("lab"))
+	assert.Equal(t, []string{"01-a"}, []string{r.Stages[0].ID()})
+	for _, bad := range []string{`{"tag": "x", "on": "your X", "stages": ["03-c"]}`, `{"tag": "x", "on": "your X", "stages": ["02-b"]}`,
+		`{"tag": "x", "on": "your X", "stages": ["09-z"]}`, `{"on": "your X", "stages": ["01-a"]}`} {
+		_, err := loadWith(bad)
+		assert.Error(t, err, "%s", bad)
+	}
+
+	course := load(t)
+	for _, st := range course.Stages {
+		for _, r := range st.Reruns {
+			for _, earlier := range r.Stages {
+				for _, base := range []string{"lab", "solution"} {
+					found := false
+					matches, _ := fs.Glob(course.FS(), path.Join(earlier.ID(), "bind_*_test.go"))
+					for _, m := range matches {
+						src, _ := fs.ReadFile(course.FS(), m)
+						line, _, _ := strings.Cut(string(src), "\n")
+						found = found || line == "//go:build "+base+" && "+r.Tag
+					}
+					assert.True(t, found, "stage %s reruns %s under %s, but it has no bind file with //go:build %s && %s", st.ID(), earlier.ID(), r.Tag, base, r.Tag)
+				}
+			}
+		}
+	}
+}

@@ -35,3 +35,23 @@ func TestBatchesAnswerFastThenRace(t *testing.T) {
 		assert.Equal(t, c.want, batches(c.stages, c.race, c.all), c.name)
 	}
 }
+
+// TestRerunBatchesFollowTheCatalogue pins the rerun passes of a run: one
+// per rerun of every stage in it, in the catalogue's order, on that
+// rerun's stages, with the race detector only when asked for everything.
+func TestRerunBatchesFollowTheCatalogue(t *testing.T) {
+	s1, s3 := catalog.Stage{Number: 1}, catalog.Stage{Number: 3}
+	heap := catalog.Rerun{Tag: "statebackend_heap", Stages: []catalog.Stage{s1, s3}}
+	pebble := catalog.Rerun{Tag: "statebackend_pebble", Stages: []catalog.Stage{s1, s3}}
+	s12 := catalog.Stage{Number: 12, Reruns: []catalog.Rerun{heap, pebble}}
+	assert.Empty(t, rerunBatches([]catalog.Stage{s3, s1}), "no stage with reruns")
+	got := rerunBatches([]catalog.Stage{s12, s3, s1})
+	if assert.Len(t, got, 2) {
+		for i, want := range []catalog.Rerun{heap, pebble} {
+			assert.Equal(t, want.Stages, got[i].stages)
+			assert.Equal(t, want.Tag, got[i].rerun.Tag)
+			assert.False(t, got[i].race)
+			assert.False(t, got[i].racePass)
+		}
+	}
+}

@@ -127,8 +127,14 @@ func (e *env) checkMutants(c *ucli.Context) error {
 	}
 	var problems []string
 	for _, m := range all {
-		if _, ok := e.cat.Find(m.Stage); !ok {
+		st, ok := e.cat.Find(m.Stage)
+		if !ok {
 			problems = append(problems, fmt.Sprintf("%s: %s/%s is not the folder of a stage in stages/catalog.json or of a drill in drills/catalog.json", m.ID(), mutantsDir, m.Stage))
+		}
+		if m.RerunStage != "" && !slices.ContainsFunc(st.Reruns, func(r catalog.Rerun) bool {
+			return r.Tag == m.RerunTag && slices.ContainsFunc(r.Stages, func(s catalog.Stage) bool { return s.ID() == m.RerunStage })
+		}) {
+			problems = append(problems, fmt.Sprintf("%s: rerun %s %s is not one of stage %s's reruns in stages/catalog.json", m.ID(), m.RerunStage, m.RerunTag, m.Stage))
 		}
 	}
 	if len(problems) > 0 {

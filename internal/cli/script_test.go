@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -124,11 +126,19 @@ func cmdSolve(ts *testscript.TestScript, neg bool, args []string) {
 			first, _ := cat.FirstShowing(name)
 			f, err := refview.Parse(data, first.Number)
 			ts.Check(err)
-			src := strings.Replace(string(f.At(upTo).Source()), "package solutions", "package lab", 1)
-			ts.Check(os.WriteFile(filepath.Join(lab, name), []byte(src), 0o644))
+			// A file of a package of its own under solutions/
+			// (pebblestate/pebble.go) is, in a lab, a file of package lab.
+			src := string(f.At(upTo).Source())
+			if loc := packageClause.FindStringIndex(src); loc != nil {
+				src = src[:loc[0]] + "package lab" + src[loc[1]:]
+			}
+			ts.Check(os.WriteFile(filepath.Join(lab, path.Base(name)), []byte(src), 0o644))
 		}
 	}
 }
+
+// packageClause is a Go file's package clause.
+var packageClause = regexp.MustCompile(`(?m)^package \w+$`)
 
 // cmdReplace replaces the first occurrence of OLD with NEW in FILE:
 // "replace FILE OLD NEW", for a script that needs a broken lab/.

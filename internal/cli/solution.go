@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -109,7 +108,7 @@ func (e *env) solution(args []string, force bool) error {
 // (its lines marked +), and then which later stages add to it.
 func (e *env) showReferenceFile(st catalog.Stage, rel string, data []byte) error {
 	s := e.style
-	name := path.Base(rel)
+	name := strings.TrimPrefix(rel, "solutions/") // as the catalogue names it: "windows.go", "pebblestate/pebble.go"
 	first, _ := e.cat.FirstShowing(name)
 	f, err := refview.Parse(data, first.Number)
 	if err != nil {

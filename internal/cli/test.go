@@ -43,6 +43,7 @@ environment, the same stages run against the reference solution instead.`,
 				timeout:  c.Duration("timeout"),
 				testTime: c.Duration("test-timeout"),
 				race:     raceMode(c),
+				reruns:   true,
 			})
 		},
 	}
@@ -90,6 +91,9 @@ type testOptions struct {
 	timeout  time.Duration
 	testTime time.Duration // --test-timeout
 	race     int           // raceStages, raceAll or raceOff
+	// reruns runs the catalogue's rerun passes too (de test does; de watch,
+	// which reruns on every save, does not).
+	reruns bool
 	// firstDone, when set, is called with the run so far as soon as the
 	// current stage's results are in, before the earlier stages run.
 	firstDone func(*testreport.Run)
@@ -110,6 +114,7 @@ func (e *env) test(ctx context.Context, o testOptions) error {
 		}
 	}
 	pr.RacePass(run)
+	pr.Reruns(run)
 	if !pr.Summary(run, upTo) {
 		return quietFailure
 	}
@@ -151,6 +156,9 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	bs := batches(run.Stages, race, o.race == raceAll)
+	if o.reruns {
+		bs = append(bs, rerunBatches(run.Stages)...)
+	}
 	results := make([]*gotest.Result, len(bs))
 	errs := make([]error, len(bs))
 	passes := make([]func(onStart func(string)), len(bs))
@@ -160,15 +168,21 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 		case b.racePass:
 			what = "the current stage again"
 			run.RaceSecondPass = true
+		case b.rerun != nil:
+			what = b.rerun.On
 		case i > 0:
 			what = "the earlier stages, for regressions"
 		}
-		opts := gotest.Options{Dir: e.root, Tags: tags, Race: b.race, Timeout: o.timeout, TestTimeout: o.testTime, Background: i > 0}
+		passTags := tags
+		if b.rerun != nil {
+			passTags = b.rerun.Tags(tags)
+		}
+		opts := gotest.Options{Dir: e.root, Tags: passTags, Race: b.race, Timeout: o.timeout, TestTimeout: o.testTime, Background: i > 0}
 		for _, st := range b.stages {
 			opts.Packages = append(opts.Packages, st.Package())
 		}
 		passes[i] = func(onStart func(string)) {
-			part := live.part("go test -tags %s on %s (%s%s)", tags, testreport.StageRange(b.stages), what, map[bool]string{true: ", -race"}[b.race])
+			part := live.part("go test -tags %s on %s (%s%s)", passTags, testreport.StageRange(b.stages), what, map[bool]string{true: ", -race"}[b.race])
 			defer part.end()
 			opts.OnTest, opts.OnStart = part.test, onStart
 			results[i], errs[i] = gotest.RunPastCrashes(ctx, opts, e.cat.TestsByPackage(b.stages), func(pkg string, crashed []string) {
@@ -187,10 +201,26 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 	// leaves cores idle that their builds can use.
 	var wg sync.WaitGroup
 	var once sync.Once
+	// The rerun passes (stage 12's) go one after another, in one
+	// goroutine: each builds and runs two suites, and beside every other
+	// pass at once they would slow each other's tests past --test-timeout
+	// on two cores.
 	startBackground := func(string) {
 		once.Do(func() {
-			for _, pass := range passes[1:] {
+			var reruns []func(func(string))
+			for i, pass := range passes[1:] {
+				if bs[i+1].rerun != nil {
+					reruns = append(reruns, pass)
+					continue
+				}
 				wg.Go(func() { pass(nil) })
+			}
+			if len(reruns) > 0 {
+				wg.Go(func() {
+					for _, pass := range reruns {
+						pass(nil)
+					}
+				})
 			}
 		})
 	}
@@ -209,6 +239,11 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 	for i, res := range results {
 		if errs[i] != nil {
 			return nil, upTo, errs[i]
+		}
+		if r := bs[i].rerun; r != nil {
+			run.Reruns = append(run.Reruns, testreport.RerunResult{Rerun: *r, Tags: r.Tags(tags), Result: res})
+			run.Result.Errors = append(run.Result.Errors, res.Errors...)
+			continue
 		}
 		if bs[i].racePass {
 			run.RacePass = res.Package(run.Stages[0].Package())
@@ -233,6 +268,24 @@ type batch struct {
 	stages   []catalog.Stage
 	race     bool
 	racePass bool // the current stage again, with the race detector, after its fast pass
+	rerun    *catalog.Rerun
+}
+
+// rerunBatches are the passes that run earlier stages' suites again under
+// the build tags of a stage of the run (catalog.Stage.Reruns): at stage 12,
+// stages 01 and 03 on the learner's BackendProcessor, once per backend.
+// They run beside the earlier stages, in the background, and never with
+// the race detector, not even with --race-all: stage 12's BackendProcessor
+// is one goroutine's, and Pebble's own code under the race detector takes
+// minutes a suite.
+func rerunBatches(stages []catalog.Stage) []batch {
+	var out []batch
+	for _, st := range stages {
+		for _, r := range st.Reruns {
+			out = append(out, batch{stages: r.Stages, rerun: &r})
+		}
+	}
+	return out
 }
 
 // batches splits a run's stages (current first) into go test invocations.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/flk-byo/course/kit"
 	"github.com/flk-byo/course/solutions"
+	"github.com/flk-byo/course/solutions/pebblestate"
 )
 
 // demo12 runs stage 01's windows on the disk backend: the state as the
@@ -20,7 +21,7 @@ func demo12(n *narrator) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	live, err := solutions.OpenPebbleBackend(filepath.Join(dir, "live"), solutions.MinPebbleBudget)
+	live, err := pebblestate.OpenPebbleBackend(filepath.Join(dir, "live"), pebblestate.MinPebbleBudget)
 	if err != nil {
 		return err
 	}
@@ -58,7 +59,7 @@ func demo12(n *narrator) error {
 	n.say("the process is killed here: what it emitted after the checkpoint was never committed")
 
 	n.step("restore a copy of the checkpoint, and replay the source from there")
-	restored, err := solutions.RestorePebbleBackend(ckpt, filepath.Join(dir, "restored"), solutions.MinPebbleBudget)
+	restored, err := pebblestate.RestorePebbleBackend(ckpt, filepath.Join(dir, "restored"), pebblestate.MinPebbleBudget)
 	if err != nil {
 		return err
 	}

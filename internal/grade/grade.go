@@ -161,6 +161,30 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The graded stages' rerun passes (stage 12: stages 01 and 03 on its
+	// BackendProcessor, once per backend), one go test each, their
+	// packages kept apart from the plain ones by rerunPackage.
+	for _, st := range o.Stages {
+		for _, r := range st.Reruns {
+			// Without -race: BackendProcessor is one goroutine's, and
+			// Pebble's own code under the race detector takes minutes.
+			ro := opts
+			ro.Tags, ro.Packages, ro.Race = r.Tags("lab"), nil, false
+			for _, earlier := range r.Stages {
+				ro.Packages = append(ro.Packages, earlier.Package())
+			}
+			rres, err := gotest.RunPastCrashes(ctx, ro, o.Catalog.TestsByPackage(r.Stages), nil)
+			if err != nil {
+				return nil, err
+			}
+			res.Errors = append(res.Errors, rres.Errors...)
+			for _, p := range rres.Packages {
+				cp := *p
+				cp.ImportPath += rerunSuffix(r.Tag)
+				res.Packages = append(res.Packages, &cp)
+			}
+		}
+	}
 	// Check again after the run: go test builds one stage's suite while
 	// another's runs, and a lab that writes files (stages 05 and 08) could
 	// write into a suite before it is compiled.
@@ -241,7 +265,11 @@ func Build(cat *catalog.Catalog, stages []catalog.Stage, checks Checks, res *got
 		if err != nil {
 			return nil, err
 		}
-		sr, tests := gradeStage(st, docs, changes, findings, res)
+		items, err := rerunItems(cat, st)
+		if err != nil {
+			return nil, err
+		}
+		sr, tests := gradeStage(st, docs, items, changes, findings, res)
 		r.Stages = append(r.Stages, sr)
 		r.Tests = append(r.Tests, tests...)
 		r.Points += sr.Points
@@ -276,8 +304,84 @@ func Shares(points, n int) []int {
 	return shares
 }
 
-func gradeStage(st catalog.Stage, docs []catalog.TestDoc, changes []FileChange, findings []LabFinding, res *gotest.Result) (StageResult, []TestResult) {
-	sr := StageResult{TaskID: TaskID(st), Stage: st.ID(), Ref: st.Ref(), Title: st.Title, MaxPoints: st.Points, TestsTotal: len(docs)}
+// rerunItem is one graded item of a stage with reruns: an earlier stage's
+// whole suite, run again on this stage's code under one rerun tag. It
+// counts as one test of the stage, which passes when every test of that
+// suite passes: so the reruns weigh as much as a few of the stage's own
+// tests, not as much as the earlier suites' dozens.
+type rerunItem struct {
+	name, certifies string
+	earlier         catalog.Stage
+	pkg             string // rerunPackage(earlier, tag)
+	docs            []catalog.TestDoc
+}
+
+// rerunSuffix is what the import path of a rerun pass's package gets, so
+// that its results stay apart from the plain pass's: " [statebackend_heap]".
+func rerunSuffix(tag string) string { return " [" + tag + "]" }
+
+// rerunPackage is the package pattern under which a graded Result holds the
+// rerun pass of earlier under tag.
+func rerunPackage(earlier catalog.Stage, tag string) string {
+	return earlier.Package() + rerunSuffix(tag)
+}
+
+// rerunItems returns st's rerun items, in the catalogue's order.
+func rerunItems(cat *catalog.Catalog, st catalog.Stage) ([]rerunItem, error) {
+	var items []rerunItem
+	for _, r := range st.Reruns {
+		for _, earlier := range r.Stages {
+			docs, err := cat.Tests(earlier)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, rerunItem{
+				name:      fmt.Sprintf("%s/%s", earlier.ID(), r.Tag),
+				certifies: fmt.Sprintf("every test of %s's suite (%d) passes on %s.", earlier.Ref(), len(docs), r.On),
+				earlier:   earlier, pkg: rerunPackage(earlier, r.Tag), docs: docs,
+			})
+		}
+	}
+	return items, nil
+}
+
+// gradeRerun grades one rerun item from its pass's package: an error if
+// the pass did not build or run or its stage's files were changed, a
+// failure naming the tests that failed, else a pass.
+func gradeRerun(it rerunItem, changes []FileChange, res *gotest.Result) (Status, string) {
+	for _, c := range changes {
+		if c.Affects(it.earlier.ID()) {
+			return Error, fmt.Sprintf("not credited: files its tests depend on differ from the course: %s (%s)", c.Path, c.Change)
+		}
+	}
+	pkg := res.Package(it.pkg)
+	switch {
+	case pkg == nil:
+		return Error, "the suite did not run"
+	case pkg.BuildError != "":
+		return Error, "does not compile:\n" + strings.Join(limit(strings.Split(pkg.BuildError, "\n"), 20), "\n")
+	}
+	var missing, failed []string
+	for _, d := range it.docs {
+		j := slices.IndexFunc(pkg.Tests, func(t gotest.Test) bool { return t.Name == d.Name })
+		switch {
+		case j < 0:
+			missing = append(missing, d.Name)
+		case pkg.Tests[j].Status != gotest.Pass:
+			failed = append(failed, d.Name)
+		}
+	}
+	switch {
+	case len(missing) > 0:
+		return Error, "did not run: " + strings.Join(limit(missing, 10), ", ")
+	case len(failed) > 0:
+		return Fail, fmt.Sprintf("%d of %d tests failed: %s", len(failed), len(it.docs), strings.Join(limit(failed, 10), ", "))
+	}
+	return Pass, ""
+}
+
+func gradeStage(st catalog.Stage, docs []catalog.TestDoc, items []rerunItem, changes []FileChange, findings []LabFinding, res *gotest.Result) (StageResult, []TestResult) {
+	sr := StageResult{TaskID: TaskID(st), Stage: st.ID(), Ref: st.Ref(), Title: st.Title, MaxPoints: st.Points, TestsTotal: len(docs) + len(items)}
 	var tampered []string
 	for _, c := range changes {
 		if c.Affects(st.ID()) {
@@ -312,7 +416,7 @@ func gradeStage(st catalog.Stage, docs []catalog.TestDoc, changes []FileChange, 
 	case pkg.BuildError != "":
 		stageErr = "does not compile:\n" + strings.Join(limit(strings.Split(pkg.BuildError, "\n"), 20), "\n")
 	}
-	shares := Shares(st.Points, max(len(docs), 1))
+	shares := Shares(st.Points, max(len(docs)+len(items), 1))
 	var tests []TestResult
 	for i, d := range docs {
 		tr := TestResult{Name: d.Name, TaskID: TaskID(st), Stage: st.ID(), MaxPoints: shares[i], Certifies: d.Certifies}
@@ -362,6 +466,23 @@ func gradeStage(st catalog.Stage, docs []catalog.TestDoc, changes []FileChange, 
 		sr.Points += tr.Points
 		tests = append(tests, tr)
 	}
+	for k, it := range items {
+		tr := TestResult{Name: it.name, TaskID: TaskID(st), Stage: st.ID(), MaxPoints: shares[len(docs)+k], Certifies: it.certifies}
+		switch {
+		case stageErr != "":
+			tr.Status, tr.Message = Error, stageErr
+		case stageReview != "":
+			tr.Status, tr.Message = Review, stageReview
+		default:
+			tr.Status, tr.Message = gradeRerun(it, changes, res)
+		}
+		if tr.Status == Pass {
+			tr.Points = tr.MaxPoints
+			sr.TestsPassed++
+		}
+		sr.Points += tr.Points
+		tests = append(tests, tr)
+	}
 	switch {
 	case stageErr != "" || slices.ContainsFunc(tests, func(t TestResult) bool { return t.Status == Error }):
 		sr.Status = Error
@@ -371,9 +492,9 @@ func gradeStage(st catalog.Stage, docs []catalog.TestDoc, changes []FileChange, 
 		}
 	case stageReview != "":
 		sr.Status, sr.Message = Review, stageReview
-	case sr.TestsPassed < len(docs):
+	case sr.TestsPassed < sr.TestsTotal:
 		sr.Status = Fail
-		sr.Message = fmt.Sprintf("%d of %d tests failed", len(docs)-sr.TestsPassed, len(docs))
+		sr.Message = fmt.Sprintf("%d of %d tests failed", sr.TestsTotal-sr.TestsPassed, sr.TestsTotal)
 	default:
 		sr.Status = Pass
 	}

@@ -394,3 +394,96 @@ func TestClassroomWorkflowGradesEveryStage(t *testing.T) {
 		t.Errorf("the reporter step must run whatever happened before it (if: always())")
 	}
 }
+
+// TestBuildCreditsReruns checks how a stage with reruns (stage 12: stages
+// 01 and 03 on its BackendProcessor, on each backend) is graded: each rerun
+// suite is one item of the stage beside its own tests, passing only when
+// every test of that suite passed in its pass, failing with the names of
+// those that did not, and an error when its pass did not run or the
+// earlier stage's files were changed.
+func TestBuildCreditsReruns(t *testing.T) {
+	cat, err := catalog.Load(course.Stages())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := cat.Stages[11]
+	if len(st.Reruns) == 0 {
+		t.Fatalf("%s has no reruns in the catalogue", st.ID())
+	}
+	docs, _ := cat.Tests(st)
+	pass := func(importPath string, docs []catalog.TestDoc) *gotest.Package {
+		p := &gotest.Package{ImportPath: importPath}
+		for _, d := range docs {
+			p.Tests = append(p.Tests, gotest.Test{Name: d.Name, Status: gotest.Pass})
+		}
+		return p
+	}
+	all := func() []*gotest.Package {
+		pkgs := []*gotest.Package{pass("github.com/flk-byo/course/"+st.Dir(), docs)}
+		for _, r := range st.Reruns {
+			for _, earlier := range r.Stages {
+				edocs, _ := cat.Tests(earlier)
+				pkgs = append(pkgs, pass("github.com/flk-byo/course/"+earlier.Dir()+rerunSuffix(r.Tag), edocs))
+			}
+		}
+		return pkgs
+	}
+	items := 0
+	for _, r := range st.Reruns {
+		items += len(r.Stages)
+	}
+	shares := Shares(st.Points, len(docs)+items)
+	last := shares[len(shares)-1]
+	first := st.Reruns[0].Stages[0]
+	for _, tc := range []struct {
+		name    string
+		pkgs    func() []*gotest.Package
+		changes []FileChange
+		status  Status
+		points  int
+	}{
+		{"all pass", all, nil, Pass, st.Points},
+		{"one rerun test fails", func() []*gotest.Package {
+			pkgs := all()
+			pkgs[len(pkgs)-1].Tests[0].Status = gotest.Fail
+			return pkgs
+		}, nil, Fail, st.Points - last},
+		{"a rerun pass did not run", func() []*gotest.Package { pkgs := all(); return pkgs[:len(pkgs)-1] }, nil, Error, st.Points - last},
+		{"the earlier stage's files changed", all, []FileChange{{Path: first.Dir() + "/bind_lab_test.go", Change: Modified, Stage: first.ID()}},
+			Error, st.Points - shares[len(docs)] - shares[len(docs)+len(st.Reruns[0].Stages)]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Build(cat, []catalog.Stage{st}, Checks{Changes: tc.changes}, &gotest.Result{Packages: tc.pkgs()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Stages[0].Status != tc.status || r.Points != tc.points || r.Stages[0].TestsTotal != len(docs)+items {
+				t.Errorf("stage %s: %s, %d points, %d tests; want %s, %d points, %d tests (%s)", st.ID(), r.Stages[0].Status, r.Points, r.Stages[0].TestsTotal,
+					tc.status, tc.points, len(docs)+items, r.Message)
+			}
+			assertRenders(t, r)
+		})
+	}
+}
+
+// TestManifestHasTheRerunBuildsBindFiles checks that tamper evidence
+// evaluates build constraints as every build de grade runs does: the lab's
+// bind files of stage 12's rerun passes (-tags lab,statebackend_heap and
+// lab,statebackend_pebble) are compared like the plain lab build's, and the
+// reference's are not.
+func TestManifestHasTheRerunBuildsBindFiles(t *testing.T) {
+	manifest, err := Manifest(course.Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"stages/01-windows/bind_lab_test.go", "stages/01-windows/bind_lab_heap_test.go", "stages/03-lateness/bind_lab_pebble_test.go", "internal/onbackend/onbackend.go"} {
+		if manifest[p] == "" {
+			t.Errorf("%s is not in the manifest: a student could change it unseen", p)
+		}
+	}
+	for _, p := range []string{"stages/01-windows/bind_solution_test.go", "stages/01-windows/bind_solution_pebble_test.go"} {
+		if manifest[p] != "" {
+			t.Errorf("%s is in the manifest, but no graded build compiles it", p)
+		}
+	}
+}

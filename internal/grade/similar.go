@@ -54,9 +54,13 @@ func Similarities(root string, cat *catalog.Catalog, ref fs.FS) ([]Similarity, e
 		}
 	}
 	refs := map[string]similarity.Set{}
-	names, err := fs.Glob(ref, "solutions/*.go")
-	if err != nil {
-		return nil, err
+	var names []string
+	for _, pattern := range []string{"solutions/*.go", "solutions/pebblestate/*.go"} {
+		found, err := fs.Glob(ref, pattern)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, found...)
 	}
 	for _, name := range names {
 		if strings.HasSuffix(name, "_test.go") || strings.HasSuffix(name, "_fast.go") {

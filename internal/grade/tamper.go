@@ -14,6 +14,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/flk-byo/course/internal/catalog"
 )
 
 // Change is how a graded file differs from the pristine course.
@@ -52,8 +54,12 @@ func (c FileChange) Affects(stageID string) bool {
 // stage's test binary (kit's and the helpers' own tests are left out). Contents are hashed with CRLF line endings turned
 // into LF, so a checkout on Windows (git autocrlf) matches.
 func Manifest(pristine fs.FS) (map[string]string, error) {
+	tags, err := rerunTags(pristine)
+	if err != nil {
+		return nil, err
+	}
 	m := map[string]string{}
-	err := fs.WalkDir(pristine, ".", func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(pristine, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || (p != "go.mod" && !compiled(p)) {
 			return err
 		}
@@ -61,7 +67,7 @@ func Manifest(pristine fs.FS) (map[string]string, error) {
 		if err != nil {
 			return err
 		}
-		if p != "go.mod" && !gradedBuild(data) {
+		if p != "go.mod" && !gradedBuild(data, tags) {
 			return nil
 		}
 		m[p] = hashOf(data)
@@ -86,6 +92,10 @@ func hashOf(data []byte) string {
 // a dependency's tests.
 func Verify(root string, pristine fs.FS) ([]FileChange, error) {
 	manifest, err := Manifest(pristine)
+	if err != nil {
+		return nil, err
+	}
+	tags, err := rerunTags(pristine)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +135,7 @@ func Verify(root string, pristine fs.FS) ([]FileChange, error) {
 			if err != nil {
 				return nil, fmt.Errorf("check %s: %w", p, err)
 			}
-			if !gradedBuild(data) {
+			if !gradedBuild(data, tags) {
 				continue
 			}
 			changes = append(changes, FileChange{Path: p, Change: Added, Stage: stageOf(p), Got: hashOf(data)})
@@ -170,13 +180,40 @@ func stageOf(p string) string {
 	return ""
 }
 
-// gradedBuild reports whether a Go file's build constraint lets it into the
-// build de grade runs (-tags lab, with or without -race, on this machine).
-// A file it leaves out cannot change a grade: the reference's bind files
-// (-tags solution), the drills' binding to the reference engine (drillref),
-// which a student template does not have. A file without a constraint, or
-// one that does not parse, is graded.
-func gradedBuild(src []byte) bool {
+// rerunTags returns the build tags of the pristine catalogue's rerun passes
+// (catalog.Stage.Reruns: statebackend_heap, statebackend_pebble), each a
+// build of the suites that de grade runs beside -tags lab.
+func rerunTags(pristine fs.FS) ([]string, error) {
+	if _, err := fs.Stat(pristine, "stages/catalog.json"); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // a course without a catalogue (a test's) has no passes
+	}
+	sub, err := fs.Sub(pristine, "stages")
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Load(sub)
+	if err != nil {
+		return nil, fmt.Errorf("pristine course files: %w", err)
+	}
+	var tags []string
+	for _, st := range cat.Stages {
+		for _, r := range st.Reruns {
+			if !slices.Contains(tags, r.Tag) {
+				tags = append(tags, r.Tag)
+			}
+		}
+	}
+	return tags, nil
+}
+
+// gradedBuild reports whether a Go file's build constraint lets it into a
+// build de grade runs (-tags lab, with or without -race, on this machine,
+// and -tags lab,<tag> for each of the rerun passes' tags). A file they all
+// leave out cannot change a grade: the reference's bind files (-tags
+// solution), the drills' binding to the reference engine (drillref), which
+// a student template does not have. A file without a constraint, or one
+// that does not parse, is graded.
+func gradedBuild(src []byte, tags []string) bool {
 	for line := range strings.Lines(string(src)) {
 		line = strings.TrimSpace(line)
 		if constraint.IsGoBuild(line) {
@@ -184,19 +221,28 @@ func gradedBuild(src []byte) bool {
 			if err != nil {
 				return true
 			}
-			return expr.Eval(func(tag string) bool {
-				switch tag {
-				case "lab", "race", "gc", "cgo", runtime.GOOS, runtime.GOARCH:
+			for _, extra := range append([]string{""}, tags...) {
+				if expr.Eval(func(tag string) bool { return gradeTag(tag, extra) }) {
 					return true
-				case "unix":
-					return runtime.GOOS != "windows" && runtime.GOOS != "plan9" && runtime.GOOS != "js" && runtime.GOOS != "wasip1"
 				}
-				return strings.HasPrefix(tag, "go1.")
-			})
+			}
+			return false
 		}
 		if line != "" && !strings.HasPrefix(line, "//") {
 			return true // the constraint must come before the package clause
 		}
 	}
 	return true
+}
+
+// gradeTag reports whether tag is set in de grade's build with the extra
+// tag extra ("" for none).
+func gradeTag(tag, extra string) bool {
+	switch tag {
+	case "lab", "race", "gc", "cgo", runtime.GOOS, runtime.GOARCH:
+		return true
+	case "unix":
+		return runtime.GOOS != "windows" && runtime.GOOS != "plan9" && runtime.GOOS != "js" && runtime.GOOS != "wasip1"
+	}
+	return (extra != "" && tag == extra) || strings.HasPrefix(tag, "go1.")
 }

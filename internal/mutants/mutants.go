@@ -13,6 +13,12 @@
 //	caught-by: TestA TestB              the test(s) of the stage that must fail
 //	note: optional, any number of lines
 //	race: true                          optional: run the suite with -race
+//	rerun: 01-windows statebackend_heap  optional: caught by a rerun pass
+//
+// A mutant with rerun: is caught by one of its stage's rerun passes
+// (catalog.Stage.Reruns: stage 12 runs stages 01 and 03 on its
+// BackendProcessor): its caught-by tests are the earlier stage's, run under
+// the pass's build tag.
 //
 // and its files are pairs "find" / "replace" (then "find 2" / "replace 2",
 // and so on), applied in order: each find text must occur exactly once in
@@ -61,7 +67,11 @@ type Mutant struct {
 	CaughtBy []string // top-level tests of the stage that must fail
 	Note     string   // optional remarks
 	Race     bool     // the suite must run with -race to catch it
-	Pairs    []Pair
+	// RerunStage and RerunTag, when set, say that the tests in CaughtBy
+	// are RerunStage's, run under the build tag RerunTag by one of Stage's
+	// rerun passes.
+	RerunStage, RerunTag string
+	Pairs                []Pair
 }
 
 // ID returns the mutant's name within the catalogue: "01-windows/end-inclusive".
@@ -70,10 +80,22 @@ func (m Mutant) ID() string { return m.Stage + "/" + m.Name }
 // Package returns the go test pattern of the mutant's stage,
 // "./stages/01-windows", or drill, "./drills/01-quiet-partition".
 func (m Mutant) Package() string {
+	if m.RerunStage != "" {
+		return "./stages/" + m.RerunStage
+	}
 	if m.Drill() {
 		return "./" + m.Stage
 	}
 	return "./stages/" + m.Stage
+}
+
+// Tags returns the build tags its suite runs with: "solution", and the
+// rerun pass's tag if it has one.
+func (m Mutant) Tags() string {
+	if m.RerunTag != "" {
+		return "solution," + m.RerunTag
+	}
+	return "solution"
 }
 
 // Drill reports whether the mutant is a wrong fix of a drill's job rather
@@ -202,8 +224,15 @@ func Parse(stage, name string, data []byte) (Mutant, error) {
 				bad("race: %q is not true or false", value)
 			}
 			m.Race = b
+		case "rerun":
+			f := strings.Fields(value)
+			if len(f) != 2 || !stageDirRe.MatchString(f[0]) {
+				bad("rerun: %q is not a stage folder and a build tag, e.g. \"01-windows statebackend_heap\"", value)
+				continue
+			}
+			m.RerunStage, m.RerunTag = f[0], f[1]
 		default:
-			bad("unknown header key %q (known: mistake, file, caught-by, note, race)", key)
+			bad("unknown header key %q (known: mistake, file, caught-by, note, race, rerun)", key)
 		}
 	}
 	m.Note = strings.Join(notes, " ")

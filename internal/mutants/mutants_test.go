@@ -40,6 +40,14 @@ func TestParseReadsHeaderAndPairs(t *testing.T) {
 	}, m)
 	assert.Equal(t, "01-calc/subtracts", m.ID())
 	assert.Equal(t, "./stages/01-calc", m.Package())
+	assert.Equal(t, "solution", m.Tags())
+
+	// A mutant caught by a rerun pass runs the earlier stage's suite under
+	// the pass's tag.
+	r, err := Parse("12-calc", "subtracts", []byte("rerun: 01-calc statebackend_heap\n"+good))
+	require.NoError(t, err)
+	assert.Equal(t, "./stages/01-calc", r.Package())
+	assert.Equal(t, "solution,statebackend_heap", r.Tags())
 }
 
 func TestParseReportsEveryProblem(t *testing.T) {
@@ -57,6 +65,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		{"ok", "mistake: m\nfile: solutions/x.go\ncaught-by: TestX\n-- find --\na\n-- replace --\nb\n-- patch --\nc\n", `"patch" is neither`},
 		{"ok", "mistake: m\nfile: solutions/x.go\nfile: solutions/y.go\ncaught-by: TestX\n-- find --\na\n-- replace --\nb\n", `"file" is repeated`},
 		{"ok", "mistake: m\nfile: solutions/x.go\ncaught-by: TestX\nrace: maybe\n-- find --\na\n-- replace --\nb\n", `race: "maybe"`},
+		{"ok", "mistake: m\nfile: solutions/x.go\ncaught-by: TestX\nrerun: statebackend_heap\n-- find --\na\n-- replace --\nb\n", `rerun: "statebackend_heap" is not a stage folder and a build tag`},
 		{"Bad_Name", "mistake: m\nfile: solutions/x.go\ncaught-by: TestX\n-- find --\na\n-- replace --\nb\n", "is not lower-case words"},
 	} {
 		_, err := Parse("01-calc", tc.name, []byte(tc.data))

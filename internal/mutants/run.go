@@ -155,7 +155,7 @@ func Run(ctx context.Context, ms []Mutant, o Options) ([]Result, error) {
 }
 
 // RunOne runs one mutant: it writes the mutated file and its overlay to a
-// temporary folder, runs go test -json -tags solution -overlay on the
+// temporary folder, runs go test -json -tags solution (and its rerun tag) -overlay on the
 // mutant's packages and judges the outcome.
 func RunOne(ctx context.Context, m Mutant, o Options) (Result, error) {
 	started := time.Now()
@@ -190,7 +190,7 @@ func RunOne(ctx context.Context, m Mutant, o Options) (Result, error) {
 	}
 	opts := gotest.Options{
 		Dir:      o.Root,
-		Tags:     "solution",
+		Tags:     m.Tags(),
 		Packages: pkgs,
 		Race:     m.Race,
 		Timeout:  timeout,

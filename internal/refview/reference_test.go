@@ -169,7 +169,10 @@ func TestEveryViewCompiles(t *testing.T) {
 			names := []string{"doc.go"}
 			for _, earlier := range ref.cat.Stages[:st.Number] {
 				for _, name := range earlier.Solution {
-					if !slices.Contains(names, name) {
+					// A file under solutions/ in a package of its own
+					// (pebblestate/pebble.go) is not package solutions:
+					// go vet compiles it, not this view.
+					if !slices.Contains(names, name) && !strings.Contains(name, "/") {
 						names = append(names, name)
 					}
 				}

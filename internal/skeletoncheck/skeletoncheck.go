@@ -108,6 +108,35 @@ func checkStage(ctx context.Context, root string, cat *catalog.Catalog, st catal
 			}
 		}
 	}
+	// The stage's rerun passes (stage 12: stages 01 and 03 on its
+	// BackendProcessor) must build against the skeletons too, and fail
+	// every test there: the learner's BackendProcessor is still a TODO.
+	for _, r := range st.Reruns {
+		ro := opts
+		ro.Tags, ro.Packages = r.Tags("lab"), nil
+		for _, s := range r.Stages {
+			ro.Packages = append(ro.Packages, s.Package())
+		}
+		out, err := gotest.RunPastCrashes(ctx, ro, cat.TestsByPackage(r.Stages), nil)
+		if err != nil {
+			return res, err
+		}
+		for _, s := range r.Stages {
+			pkg := out.Package(s.Package())
+			switch {
+			case pkg == nil:
+				res.Problems = append(res.Problems, fmt.Sprintf("suite %s under -tags %s did not run against skeletons 01..%02d: %s", s.ID(), ro.Tags, st.Number, strings.Join(out.Errors, "; ")))
+			case pkg.BuildError != "":
+				res.Problems = append(res.Problems, fmt.Sprintf("suite %s under -tags %s does not compile against skeletons 01..%02d:\n%s", s.ID(), ro.Tags, st.Number, pkg.BuildError))
+			default:
+				for _, t := range pkg.Tests {
+					if t.Status != gotest.Fail {
+						res.Problems = append(res.Problems, fmt.Sprintf("%s of %s %s under -tags %s on the untouched skeleton", t.Name, s.ID(), t.Status, ro.Tags))
+					}
+				}
+			}
+		}
+	}
 	return res, nil
 }
 

@@ -32,6 +32,17 @@ type Run struct {
 	// RacePass is what that pass reported, once it has.
 	RaceSecondPass bool
 	RacePass       *gotest.Package
+
+	// Reruns are the passes that ran earlier stages' suites again on a
+	// later stage's code (catalog.Stage.Reruns), in the catalogue's order.
+	Reruns []RerunResult
+}
+
+// RerunResult is what one rerun pass reported.
+type RerunResult struct {
+	catalog.Rerun
+	Tags   string         // the pass's build tags: "lab,statebackend_heap"
+	Result *gotest.Result // what its go test reported
 }
 
 // RaceFailures returns the tests of the current stage that passed in
@@ -99,13 +110,14 @@ type Printer struct {
 	printed                       map[string]bool // stage IDs already printed
 }
 
-// Report prints every stage of run, the race detector's second pass, and
-// the summary, and reports whether everything passed.
+// Report prints every stage of run, the race detector's second pass, the
+// rerun passes and the summary, and reports whether everything passed.
 func (p *Printer) Report(run *Run, target catalog.Stage) bool {
 	for _, st := range run.Stages {
 		p.Stage(run, st)
 	}
 	p.RacePass(run)
+	p.Reruns(run)
 	return p.Summary(run, target)
 }
 
@@ -155,6 +167,20 @@ func (p *Printer) RacePass(run *Run) {
 			p.printf("      %s\n", s.Red("crashed the test binary: "+crashCause(t)))
 		}
 		p.Failure(t, run.Tags, st)
+	}
+}
+
+// Reruns prints every rerun pass of run, each of its stages as Stage
+// prints one, titled with what it ran on, and counts them for the summary:
+// a test that fails there fails the run. Call it after RacePass.
+func (p *Printer) Reruns(run *Run) {
+	for _, rr := range run.Reruns {
+		pass := &Run{Tags: rr.Tags, Stages: rr.Stages, Result: rr.Result}
+		for _, st := range rr.Stages {
+			titled := st
+			titled.Title += ", on " + rr.On
+			p.Stage(pass, titled)
+		}
 	}
 }
 

@@ -116,6 +116,12 @@ func TestReports(t *testing.T) {
 		}}, RaceSecondPass: true, RacePass: pkg(st2, pass("TestRoutes"), gotest.Test{Name: "TestRaceFree", Status: gotest.Fail, Output: []string{
 			"==================", "WARNING: DATA RACE", "Write at 0x00c000123 by goroutine 8:", "  github.com/flk-byo/course/lab.(*worker).add()",
 			"      /course/lab/stream.go:51 +0x44", "==================", "testing.go:1490: race detected during execution of test"}})}},
+		{name: "reruns", target: st2, run: &Run{Tags: "lab", Stages: both, Result: &gotest.Result{Packages: []*gotest.Package{
+			pkg(st2, pass("TestRoutes"), pass("TestRaceFree")),
+			pkg(st1, pass("TestFires"), pass("TestLate"), pass("TestOrder"), pass("TestSkipped")),
+		}}, Reruns: []RerunResult{{Rerun: catalog.Rerun{Tag: "onx", On: "stage 2's X", Stages: both[1:]}, Tags: "lab,onx", Result: &gotest.Result{Packages: []*gotest.Package{
+			pkg(st1, pass("TestFires"), gotest.Test{Name: "TestLate", Status: gotest.Fail, Output: []string{"late_test.go:33: Late() = (none)"}}, pass("TestOrder"), pass("TestSkipped")),
+		}}}}}},
 		{name: "watch-changes", target: st1, run: &Run{Tags: "lab", Stages: both[1:], Result: &gotest.Result{Packages: []*gotest.Package{
 			pkg(st1, pass("TestFires"), gotest.Test{Name: "TestLate", Status: gotest.Fail, Output: []string{"late_test.go:33: Late() = (none)"}}, pass("TestOrder"), pass("TestSkipped")),
 		}}}, watch: []watch.Change{

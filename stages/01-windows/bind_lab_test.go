@@ -1,4 +1,4 @@
-//go:build lab
+//go:build lab && !statebackend_heap && !statebackend_pebble
 
 package windows
 

@@ -1,4 +1,4 @@
-//go:build solution
+//go:build solution && !statebackend_heap && !statebackend_pebble
 
 package lateness
 

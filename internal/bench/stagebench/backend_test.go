@@ -11,6 +11,7 @@ import (
 	"github.com/flk-byo/course/internal/bench"
 	"github.com/flk-byo/course/kit"
 	"github.com/flk-byo/course/solutions"
+	"github.com/flk-byo/course/solutions/pebblestate"
 )
 
 // reference12 is the reference's stage 12 API, as the adapter hands a
@@ -21,7 +22,7 @@ var reference12 = API{
 	},
 	NewHeapBackend: func() Backend { return solutions.NewHeapBackend() },
 	OpenPebbleBackend: func(dir string, budget int64) (Backend, error) {
-		return solutions.OpenPebbleBackend(dir, budget)
+		return pebblestate.OpenPebbleBackend(dir, budget)
 	},
 }
 

@@ -1,22 +1,26 @@
 //go:build solution
 
-package solutions
+package pebblestate_test
 
 import (
 	"testing"
 
 	"github.com/flk-byo/course/internal/bench"
 	"github.com/flk-byo/course/internal/bench/stagebench"
+	"github.com/flk-byo/course/solutions"
+	"github.com/flk-byo/course/solutions/pebblestate"
 )
 
-// backendAPI is the reference's stage 12 API, as stagebench calls it.
+// backendAPI is the reference's stage 12 API, as stagebench calls it: the
+// processor and heap backend of package solutions, and this package's
+// Pebble backend.
 var backendAPI = stagebench.API{
 	NewBackendProcessor: func(c stagebench.Config, be stagebench.Backend) (stagebench.BackendProcessor, error) {
-		return NewBackendProcessor(Config(c), be.(StateBackend))
+		return solutions.NewBackendProcessor(solutions.Config(c), be.(solutions.StateBackend))
 	},
-	NewHeapBackend: func() stagebench.Backend { return NewHeapBackend() },
+	NewHeapBackend: func() stagebench.Backend { return solutions.NewHeapBackend() },
 	OpenPebbleBackend: func(dir string, budget int64) (stagebench.Backend, error) {
-		return OpenPebbleBackend(dir, budget)
+		return pebblestate.OpenPebbleBackend(dir, budget)
 	},
 }
 
@@ -31,9 +35,10 @@ var backendAPI = stagebench.API{
 // those windows, then of the next one after 100 new events: a heap backend
 // copies everything each time, Pebble's checkpoint links what has not
 // changed. Pebble's numbers are plain, the heap backend's have heap- in
-// front.
+// front. It lives here, beside the Pebble backend, so that package
+// solutions' own test binary does not link Pebble.
 //
-//	go test -tags solution -run '^$' -bench '^BenchmarkBackends$' ./solutions
+//	go test -tags solution -run '^$' -bench '^BenchmarkBackends$' ./solutions/pebblestate
 func BenchmarkBackends(b *testing.B) {
 	for _, bm := range bench.Benchmarks {
 		if bm.Stage == 12 {

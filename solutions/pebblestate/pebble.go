@@ -1,4 +1,17 @@
-package solutions
+// Package pebblestate is the reference's disk backend for stage 12: a
+// solutions.StateBackend in Pebble (github.com/cockroachdb/pebble/v2), the
+// embedded LSM store nearest in Go to the RocksDB under Flink's
+// EmbeddedRocksDBStateBackend.
+//
+// It is a package of its own, not part of package solutions, so that only
+// what runs a Pebble backend links Pebble, a large dependency: stage 12's
+// suite (its bind_solution_test.go binds the card's names to this
+// package's), stages 01 and 03's suites rerun on Pebble, de bench's stage
+// 12 benchmarks and de demo 12. Every other stage's test binary, its
+// fuzzing and its mutants build and start without it. The names are the
+// card's, and the file uses nothing of package solutions: it is the
+// learner's lab/pebble.go as it could be, in package lab.
+package pebblestate
 
 import (
 	"bytes"
@@ -9,7 +22,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 )
 
-// PebbleBackend is a StateBackend on disk, in Pebble: an LSM tree, like the
+// PebbleBackend is a solutions.StateBackend on disk, in Pebble: an LSM tree, like the
 // RocksDB under Flink's EmbeddedRocksDBStateBackend. Writes go to an
 // in-memory memtable (and the write-ahead log); full memtables are flushed
 // to immutable sorted files (sstables) on disk, which reads find through a
