@@ -198,26 +198,37 @@ type workerLoad struct {
 }
 
 // runBatch runs the job with cfg over b and returns its output and each
-// worker's load, read from the partials of its first keyed stage as the
-// engine routes them (key k → PartitionOf(k, cfg.Parallelism)). It stops
-// the test if the partials do not account for every payment exactly once.
+// worker's load (see loadsOf). It stops the test if the partials do not
+// account for every payment exactly once.
 func runBatch(t *testing.T, cfg JobConfig, b batch) (Output, []workerLoad) {
 	t.Helper()
 	if cfg.Parallelism < 1 {
 		t.Fatalf("Config().Parallelism = %d: a keyed stage needs at least one worker", cfg.Parallelism)
 	}
 	out := Run(cfg, slices.Clone(b.payments))
-	loads := make([]workerLoad, cfg.Parallelism)
+	loads, err := loadsOf(cfg.Parallelism, b, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, loads
+}
+
+// loadsOf returns each of the workers' load in out, read from the partials
+// of the job's first keyed stage as the engine routes them (key k →
+// PartitionOf(k, workers)), or an error if the partials do not account for
+// b's payments, each exactly once.
+func loadsOf(workers int, b batch, out Output) ([]workerLoad, error) {
+	loads := make([]workerLoad, workers)
 	isFlash := b.isFlash()
 	var sum int64
 	merchants := b.merchants()
 	for _, k := range slices.Sorted(maps.Keys(out.Partials)) {
 		p := out.Partials[k]
 		if _, ok := merchants[p.Merchant]; !ok {
-			t.Fatalf("Output.Partials[%q] is of merchant %q, who has no payment in the batch: each partial is the aggregate of\n"+
-				"some of one merchant's payments, its Merchant that merchant's ID", k, p.Merchant)
+			return nil, fmt.Errorf("Output.Partials[%q] is of merchant %q, who has no payment in the batch: each partial is the aggregate\n"+
+				"of some of one merchant's payments, its Merchant that merchant's ID", k, p.Merchant)
 		}
-		w := engine.PartitionOf(k, cfg.Parallelism)
+		w := engine.PartitionOf(k, workers)
 		loads[w].payments += p.Payments
 		sum += p.Payments
 		if isFlash[p.Merchant] {
@@ -226,11 +237,11 @@ func runBatch(t *testing.T, cfg JobConfig, b batch) (Output, []workerLoad) {
 		}
 	}
 	if sum != int64(len(b.payments)) {
-		t.Fatalf("the partials of the job's first keyed stage (Output.Partials) count %d payments, the batch has %d: they must be\n"+
-			"what that stage's RunParallel returned, every payment in exactly one of them. The suite reads each worker's load\n"+
-			"from them, as the platform's dashboard does.", sum, len(b.payments))
+		return nil, fmt.Errorf("the partials of the job's first keyed stage (Output.Partials) count %d payments, the batch has %d: they\n"+
+			"must be what that stage's RunParallel returned, every payment in exactly one of them. The suite reads each\n"+
+			"worker's load from them, as the platform's dashboard does.", sum, len(b.payments))
 	}
-	return out, loads
+	return loads, nil
 }
 
 // isFlash returns the batch's flash-deal merchants.

@@ -15,7 +15,7 @@ func TestReproduceOneWorkerFallsBehind(t *testing.T) {
 	_, loads := runBatch(t, Config(), b)
 	checkPeak(t, b, loads, peakLimit, "the headroom line",
 		"Every payment of a merchant goes to the one worker that owns its key: megamart's 10,000 payments/s all land on\n"+
-			"one worker, which cannot take them, while the others have room to spare. It is not GC (read the card: the\n"+
-			"other workers allocate as much per payment and keep up), and more workers do not help: one key is one\n"+
+			"one worker, which cannot take them, while the others have room to spare. It is not GC (the other workers run\n"+
+			"the same code, with the same garbage per payment, and keep up), and more workers do not help: one key is one\n"+
 			"worker at any parallelism. What would let megamart's payments be aggregated on several workers at once?")
 }
