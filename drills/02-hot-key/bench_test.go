@@ -32,7 +32,7 @@ func BenchmarkHotKey(b *testing.B) {
 	unsalted := func(batch []kit.Event) map[string]Total {
 		rows := make([]Total, len(batch))
 		for i, p := range batch {
-			rows[i] = Total{Merchant: p.Key, Payments: 1, Cents: p.Value, Largest: p.Value, Last: p.ID, LastTS: p.TS}
+			rows[i] = single(p)
 		}
 		return engine.RunParallel(engine.KeyBy(engine.FromSlice(rows), func(t Total) string { return t.Merchant }).
 			Reduce(addTotals, max(cfg.Parallelism, 1)))
@@ -60,16 +60,4 @@ func BenchmarkHotKey(b *testing.B) {
 	b.ReportMetric(float64(base)/float64(job), "speedup")
 	b.ReportMetric(share(salted), "busiest-%-salted")
 	b.ReportMetric(share(plain), "busiest-%-unsalted")
-}
-
-// addTotals adds two aggregates of one merchant's payments, as the
-// unsalted job did.
-func addTotals(a, b Total) Total {
-	a.Payments += b.Payments
-	a.Cents += b.Cents
-	a.Largest = max(a.Largest, b.Largest)
-	if b.LastTS > a.LastTS || (b.LastTS == a.LastTS && b.Last > a.Last) {
-		a.Last, a.LastTS = b.Last, b.LastTS
-	}
-	return a
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/flk-byo/course/drills/02-hot-key/engine"
+	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -310,28 +311,39 @@ func loadChart(loads []workerLoad) string {
 }
 
 // oracle returns the rows of b computed in one pass: per merchant, its
-// payments counted and summed, the average from them, the largest, and the
-// latest (greatest TS, then greatest ID).
+// payments counted and summed (addTotals), the average from them.
 func oracle(b batch) map[string]Total {
 	out := map[string]Total{}
 	for _, p := range b.payments {
-		r, ok := out[p.Key]
-		if !ok {
-			r = Total{Merchant: p.Key, Last: p.ID, LastTS: p.TS}
+		if r, ok := out[p.Key]; ok {
+			out[p.Key] = addTotals(r, single(p))
+		} else {
+			out[p.Key] = single(p)
 		}
-		r.Payments++
-		r.Cents += p.Value
-		r.Largest = max(r.Largest, p.Value)
-		if p.TS > r.LastTS || (p.TS == r.LastTS && p.ID > r.Last) {
-			r.Last, r.LastTS = p.ID, p.TS
-		}
-		out[p.Key] = r
 	}
 	for m, r := range out {
 		r.Average = float64(r.Cents) / float64(r.Payments)
 		out[m] = r
 	}
 	return out
+}
+
+// single returns the row of one payment alone, without its average.
+func single(p kit.Event) Total {
+	return Total{Merchant: p.Key, Payments: 1, Cents: p.Value, Largest: p.Value, Last: p.ID, LastTS: p.TS}
+}
+
+// addTotals adds two aggregates of one merchant's payments: counts and
+// amounts add up, the largest is the larger, the latest the later by TS,
+// then ID.
+func addTotals(a, b Total) Total {
+	a.Payments += b.Payments
+	a.Cents += b.Cents
+	a.Largest = max(a.Largest, b.Largest)
+	if b.LastTS > a.LastTS || (b.LastTS == a.LastTS && b.Last > a.Last) {
+		a.Last, a.LastTS = b.Last, b.LastTS
+	}
+	return a
 }
 
 // checkRows fails t unless out's rows are exactly b's, merchant by
@@ -429,6 +441,17 @@ func checkPeak(t *testing.T, b batch, loads []workerLoad, limit int64, what, why
 	t.Errorf("batch %q (%d payments in a second): worker %d aggregates %d payments/s, want at most %s, %d/s.\n\n%s\n\n%s",
 		b.name, len(b.payments), w, loads[w].payments, what, limit, loadChart(loads), why)
 	return false
+}
+
+// eachSpec runs check on each of specs, in a subtest named after it.
+func eachSpec(t *testing.T, specs []spec, check func(t *testing.T, sp spec)) {
+	t.Helper()
+	for _, sp := range specs {
+		t.Run(sp.name, func(t *testing.T) {
+			defer suite.Recover(t)
+			check(t, sp)
+		})
+	}
 }
 
 // peakBatch is a second at the forecast peak with megamart's flash deal,

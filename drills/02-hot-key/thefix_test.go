@@ -13,24 +13,21 @@ import (
 func TestFixKeepsEveryRowExact(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
-	for _, sp := range []spec{
+	eachSpec(t, []spec{
 		peakBatch("the peak, megamart's flash deal", -1),
 		{name: "the peak, two flash deals", total: peakRate, flashes: []flash{{megamart, 7_000}, {coldName(3117), 3_000}}, plant: -1},
 		{name: "off-peak, a flash deal", total: 6_000, flashes: []flash{{coldName(42), 2_000}}, plant: -1},
 		{name: "the peak, no flash deal", total: peakRate, plant: -1},
-	} {
-		t.Run(sp.name, func(t *testing.T) {
-			defer suite.Recover(t)
-			b := sp.build(rnd)
-			out, _ := runBatch(t, Config(), b)
-			checkRows(t, b, out,
-				"A row is the merchant's, never a sub-key's: phase 2 merges the partials per merchant. And it merges them\n"+
-					"exactly: counts and amounts add up, the average is the sum over the count (an average of the partials'\n"+
-					"averages weighs a partial of 3 payments like one of 3,000), the largest is the largest of the partials',\n"+
-					"and the latest is the latest by TS (then ID) of the partials': phase 2 sees the partials in no\n"+
-					"particular order, so the one that happens to come last is not the latest.")
-		})
-	}
+	}, func(t *testing.T, sp spec) {
+		b := sp.build(rnd)
+		out, _ := runBatch(t, Config(), b)
+		checkRows(t, b, out,
+			"A row is the merchant's, never a sub-key's: phase 2 merges the partials per merchant. And it merges them\n"+
+				"exactly: counts and amounts add up, the average is the sum over the count (an average of the partials'\n"+
+				"averages weighs a partial of 3 payments like one of 3,000), the largest is the largest of the partials',\n"+
+				"and the latest is the latest by TS (then ID) of the partials': phase 2 sees the partials in no\n"+
+				"particular order, so the one that happens to come last is not the latest.")
+	})
 }
 
 // TestFixSpreadsTheHotMerchant certifies that at the peak megamart's flash deal is split into Salts sub-keys (2 to Parallelism of them), each on its own worker and each with the same number of its payments to within one.
@@ -48,23 +45,20 @@ func TestFixFindsEveryHotMerchant(t *testing.T) {
 	rnd := suite.Rand(t)
 	cfg := Config()
 	other := coldName(rnd.IntN(coldMerchants))
-	for _, sp := range []spec{
+	eachSpec(t, []spec{
 		{name: "the peak, " + other + "'s flash deal", total: peakRate, flashes: []flash{{other, peakHotRate}}, plant: -1},
 		{name: "the peak, two flash deals", total: peakRate, flashes: []flash{{coldName(rnd.IntN(coldMerchants)), 7_000}, {megamart, 3_000}}, plant: -1},
 		{name: "off-peak, a flash deal", total: 6_000, flashes: []flash{{coldName(rnd.IntN(coldMerchants)), 2_000}}, plant: -1},
-	} {
-		t.Run(sp.name, func(t *testing.T) {
-			defer suite.Recover(t)
-			b := sp.build(rnd)
-			out, loads := runBatch(t, cfg, b)
-			if checkSpread(t, cfg, b, out, loads) {
-				checkPeak(t, b, loads, peakLimit, "the headroom line",
-					"The flash deals move every hour: a list of hot merchants is out of date by the next deal. A merchant is hot\n"+
-						"when it takes more than a share of the batch that no ordinary merchant reaches (1%) and every flash deal\n"+
-						"does (10%): count the batch.")
-			}
-		})
-	}
+	}, func(t *testing.T, sp spec) {
+		b := sp.build(rnd)
+		out, loads := runBatch(t, cfg, b)
+		if checkSpread(t, cfg, b, out, loads) {
+			checkPeak(t, b, loads, peakLimit, "the headroom line",
+				"The flash deals move every hour: a list of hot merchants is out of date by the next deal. A merchant is hot\n"+
+					"when it takes more than a share of the batch that no ordinary merchant reaches (1%) and every flash deal\n"+
+					"does (10%): count the batch.")
+		}
+	})
 }
 
 // TestFixSplitsOnlyTheHotMerchants certifies that a merchant that is not a flash deal's (at most 1% of the batch, the biggest ordinary ones at exactly 1%) is aggregated under its own key alone, so that the merge reads one partial per merchant plus one per extra sub-key of a flash deal, and no more.
@@ -107,19 +101,16 @@ func TestFixKeepsUpAtThePeak(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
 	cfg := Config()
-	for _, sp := range []spec{
+	eachSpec(t, []spec{
 		peakBatch("the peak, megamart's flash deal, worst case", -1),
 		{name: "the peak, two flash deals, worst case", total: peakRate, flashes: []flash{{megamart, 7_000}, {coldName(rnd.IntN(coldMerchants)), 3_000}}},
-	} {
-		t.Run(sp.name, func(t *testing.T) {
-			defer suite.Recover(t)
-			b, _, loads := worstCase(t, rnd, cfg, sp)
-			checkPeak(t, b, loads, peakLimit, "the headroom line",
-				fmt.Sprintf("A worker with a sub-key of the flash deals can also be the one the other merchants load most: it takes\n"+
-					"ceil(%d / Salts) of the flash deals' payments and %d of the others'. With Salts = %d that is more than %d/s:\n"+
-					"how many sub-keys does the headroom line need?", peakHotRate, restBusiestRate, cfg.Salts, peakLimit))
-		})
-	}
+	}, func(t *testing.T, sp spec) {
+		b, _, loads := worstCase(t, rnd, cfg, sp)
+		checkPeak(t, b, loads, peakLimit, "the headroom line",
+			fmt.Sprintf("A worker with a sub-key of the flash deals can also be the one the other merchants load most: it takes\n"+
+				"ceil(%d / Salts) of the flash deals' payments and %d of the others'. With Salts = %d that is more than %d/s:\n"+
+				"how many sub-keys does the headroom line need?", peakHotRate, restBusiestRate, cfg.Salts, peakLimit))
+	})
 }
 
 // TestFixStaysWithinTheSlotBudget certifies that the job runs on its 8 task slots: Parallelism is 8.

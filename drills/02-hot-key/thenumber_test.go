@@ -56,17 +56,14 @@ func TestCommittedPeakLoadIsMet(t *testing.T) {
 	rnd := suite.Rand(t)
 	cfg := Config()
 	_, sum := configBound(cfg)
-	for _, sp := range []spec{
+	eachSpec(t, []spec{
 		peakBatch("the peak, megamart's flash deal, worst case", -1),
 		{name: "the peak, two flash deals, worst case", total: peakRate, flashes: []flash{{coldName(rnd.IntN(coldMerchants)), 7_000}, {megamart, 3_000}}},
-	} {
-		t.Run(sp.name, func(t *testing.T) {
-			defer suite.Recover(t)
-			b, _, loads := worstCase(t, rnd, cfg, sp)
-			checkPeak(t, b, loads, CommittedPeakLoad, "CommittedPeakLoad",
-				"The number must hold in the worst case, not the average: a worker can carry both a sub-key of the flash\n"+
-					"deals and the other merchants' busiest share. An even share (30,000 / 8) is what no hashed key spreads to.\n"+
-					"Your config implies "+sum+".")
-		})
-	}
+	}, func(t *testing.T, sp spec) {
+		b, _, loads := worstCase(t, rnd, cfg, sp)
+		checkPeak(t, b, loads, CommittedPeakLoad, "CommittedPeakLoad",
+			"The number must hold in the worst case, not the average: a worker can carry both a sub-key of the flash\n"+
+				"deals and the other merchants' busiest share. An even share (30,000 / 8) is what no hashed key spreads to.\n"+
+				"Your config implies "+sum+".")
+	})
 }
