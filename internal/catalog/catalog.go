@@ -611,8 +611,12 @@ func (c *Catalog) MarkdownTable() string {
 // solutions under drillref).
 const (
 	DrillOwnEngine       = "lab"
-	DrillReferenceEngine = "lab,drillref"
+	DrillReferenceEngine = "lab," + DrillReferenceEngineTag
 )
+
+// DrillReferenceEngineTag is the build tag that binds a drill's engine to
+// the reference (its engine/engine_ref.go).
+const DrillReferenceEngineTag = "drillref"
 
 // DrillEngine returns the build tags a drill's job runs under for a
 // learner whose passed stages passed reports: their own engine once every

@@ -43,7 +43,7 @@ Examples:
    de grade                                  every started stage, as text
    de grade --all --format json -o grade.json
    de grade --stage 3 --format junit         stage 03 only, as JUnit XML
-   de grade --drill quiet-partition          one incident drill (on the lab's own engine)
+   de grade --drill quiet-partition          one incident drill (its job, on the reference engine de carries)
    de grade --stage 1 --format classroom -o classroom.json --min-score 0
    de grade --min-score 80% --course ../alice`,
 		Flags: append(timeoutFlags(2*time.Minute, time.Minute), []ucli.Flag{

@@ -152,14 +152,32 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		// code the suites link; grade the module as go.mod describes it.
 		Env: []string{"GOWORK=off", "GOFLAGS=" + strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=readonly")},
 	}
+	var stages, drills []catalog.Stage
 	for _, st := range o.Stages {
+		if st.Track == catalog.Drill {
+			drills = append(drills, st)
+		} else {
+			stages = append(stages, st)
+		}
+	}
+	for _, st := range stages {
 		opts.Packages = append(opts.Packages, st.Package())
 	}
 	// A test that crashes its binary takes the points of the tests after
 	// it only if they fail on their own: run them past the crash.
-	res, err := gotest.RunPastCrashes(ctx, opts, o.Catalog.TestsByPackage(o.Stages), nil)
-	if err != nil {
-		return nil, err
+	res := &gotest.Result{}
+	if len(stages) > 0 {
+		if res, err = gotest.RunPastCrashes(ctx, opts, o.Catalog.TestsByPackage(stages), nil); err != nil {
+			return nil, err
+		}
+	}
+	if len(drills) > 0 {
+		dres, err := runDrills(ctx, o, opts, drills)
+		if err != nil {
+			return nil, err
+		}
+		res.Errors = append(res.Errors, dres.Errors...)
+		res.Packages = append(res.Packages, dres.Packages...)
 	}
 	// The graded stages' rerun passes (stage 12: stages 01 and 03 on its
 	// BackendProcessor, once per backend), one go test each, their
@@ -199,6 +217,33 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	return Build(o.Catalog, o.Stages, Checks{Changes: changes, Findings: findings, Similar: similar}, res)
+}
+
+// runDrills runs the drills' checks on the student's jobs, on the reference
+// engine that de carries (o.Reference): -tags lab,drillref, with solutions/
+// and each drill's folder and engine binding pinned to de's own copies
+// (writePinOverlay). A drill grades the job, and the stages grade the
+// engine: so a drill earns the same whether or not its stages have passed,
+// and neither a changed solutions/ nor a student template without one
+// changes it.
+func runDrills(ctx context.Context, o Options, opts gotest.Options, drills []catalog.Stage) (*gotest.Result, error) {
+	tmp, err := os.MkdirTemp("", "de-grade-drills-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	pins := []pin{{FS: o.Reference, Dir: "solutions"}}
+	for _, d := range drills {
+		pins = append(pins, pin{FS: o.Pristine, Dir: d.Dir()}, pin{FS: o.Pristine, Dir: d.EngineDir()})
+	}
+	if opts.Overlay, err = writePinOverlay(o.Root, tmp, pins); err != nil {
+		return nil, err
+	}
+	opts.Tags, opts.Packages = catalog.DrillReferenceEngine, nil
+	for _, d := range drills {
+		opts.Packages = append(opts.Packages, d.Package())
+	}
+	return gotest.RunPastCrashes(ctx, opts, o.Catalog.TestsByPackage(drills), nil)
 }
 
 // Checks are what grading finds in the tree itself, before any test runs.

@@ -112,6 +112,13 @@ func TestVerify(t *testing.T) {
 			os.Remove(filepath.Join(root, "drills/01-q/engine/ref.go"))
 			write(t, root, "stages/01-a/extra_test.go", "// A note.\n\n//go:build solution\n\npackage a\n")
 		}, nil},
+		{"graded: an added file only the drills' build (drillref) compiles, outside a drill's folder", func(root string) {
+			write(t, root, "kit/forge.go", "//go:build drillref\n\npackage kit\n")
+		}, []string{"kit/forge.go added "}},
+		{"not compared: a drill folder's file only the drills' build compiles (de grade pins those)", func(root string) {
+			write(t, root, "drills/01-q/engine/ref.go", "//go:build !lab || drillref\n\npackage engine // edited\n")
+			write(t, root, "drills/01-q/engine/more.go", "//go:build drillref\n\npackage engine\n")
+		}, nil},
 		{"graded: an added file whose constraint -tags lab meets", func(root string) {
 			write(t, root, "stages/01-a/extra_test.go", "//go:build lab || solution\n\npackage a\n")
 		}, []string{"stages/01-a/extra_test.go added 01-a"}},

@@ -67,7 +67,7 @@ func Manifest(pristine fs.FS) (map[string]string, error) {
 		if err != nil {
 			return err
 		}
-		if p != "go.mod" && !gradedBuild(data, tags) {
+		if p != "go.mod" && !gradedBuild(data, buildTags(p, tags)) {
 			return nil
 		}
 		m[p] = hashOf(data)
@@ -135,7 +135,7 @@ func Verify(root string, pristine fs.FS) ([]FileChange, error) {
 			if err != nil {
 				return nil, fmt.Errorf("check %s: %w", p, err)
 			}
-			if !gradedBuild(data, tags) {
+			if !gradedBuild(data, buildTags(p, tags)) {
 				continue
 			}
 			changes = append(changes, FileChange{Path: p, Change: Added, Stage: stageOf(p), Got: hashOf(data)})
@@ -206,13 +206,25 @@ func rerunTags(pristine fs.FS) ([]string, error) {
 	return tags, nil
 }
 
+// buildTags returns the extra tags of de grade's builds that can compile
+// the file p, besides -tags lab: the rerun passes' (reruns), and drillref,
+// the drills' build, for every file but a drill folder's own: runDrills pins
+// those to de's copies, so a file there that only the drills' build would
+// compile (the reference engine binding, engine_ref.go, which a student
+// template does not have) cannot change a grade.
+func buildTags(p string, reruns []string) []string {
+	if strings.HasPrefix(p, "drills/") {
+		return reruns
+	}
+	return append(slices.Clip(reruns), catalog.DrillReferenceEngineTag)
+}
+
 // gradedBuild reports whether a Go file's build constraint lets it into a
 // build de grade runs (-tags lab, with or without -race, on this machine,
-// and -tags lab,<tag> for each of the rerun passes' tags). A file they all
+// and -tags lab,<tag> for each of tags: see buildTags). A file they all
 // leave out cannot change a grade: the reference's bind files (-tags
-// solution), the drills' binding to the reference engine (drillref), which
-// a student template does not have. A file without a constraint, or one
-// that does not parse, is graded.
+// solution), for one. A file without a constraint, or one that does not
+// parse, is graded.
 func gradedBuild(src []byte, tags []string) bool {
 	for line := range strings.Lines(string(src)) {
 		line = strings.TrimSpace(line)
