@@ -227,6 +227,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 // and neither a changed solutions/ nor a student template without one
 // changes it.
 func runDrills(ctx context.Context, o Options, opts gotest.Options, drills []catalog.Stage) (*gotest.Result, error) {
+	if _, err := fs.Stat(o.Reference, "solutions"); err != nil {
+		return nil, errors.New("grading a drill needs the reference engine, which this de does not carry (it was built from a student template): grade with a de built from the full course")
+	}
 	tmp, err := os.MkdirTemp("", "de-grade-drills-")
 	if err != nil {
 		return nil, err

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/flk-byo/course/internal/gotest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -53,4 +55,13 @@ func TestWritePinOverlay(t *testing.T) {
 			assert.Equal(t, want, string(got), "%s is de's copy", rel)
 		}
 	}
+}
+
+// TestDrillsNeedTheReference pins what a de without the reference (one built
+// from a student template) says when asked to grade a drill: one line saying
+// what to use instead, not a build of the student's own solutions/.
+func TestDrillsNeedTheReference(t *testing.T) {
+	_, err := runDrills(t.Context(), Options{Root: t.TempDir(), Reference: fstest.MapFS{}}, gotest.Options{}, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "grade with a de built from the full course")
 }
