@@ -7,10 +7,10 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/flk-byo/course/internal/gotest"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/flk-byo/course/internal/gotest"
 )
 
 // TestWritePinOverlay pins the overlay de grade builds the drills with: each
