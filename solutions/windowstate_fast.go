@@ -20,12 +20,20 @@ import (
 type window struct {
 	start, end int64
 	// tallies holds one tally per key, in the order the keys first came;
-	// index finds a key's tally (nil until needed, after a restore). A
+	// index finds a key's tally once the window has more than scanKeys
+	// keys (nil until then, and after a restore until an event comes). A
 	// slice of values, rather than a map of pointers, costs no allocation
 	// per key and is reused whole when the window's state is recycled.
 	tallies []keyTally
 	index   map[string]int
 }
+
+// scanKeys is how many keys a window holds before tally indexes them:
+// below it, a scan of the tallies finds a key about as fast as a map, and
+// a map costs an open window with one key more than the rest of its state
+// together (docs/PERFORMANCE.md, heap per open window). Many windows with
+// few keys each is the shape of a job with many open windows.
+const scanKeys = 8
 
 // keyTally is the running aggregate of one key in one window.
 type keyTally struct {
@@ -102,8 +110,19 @@ func (w *window) reset() {
 // tally returns the tally of key in w, adding an empty one if key is new
 // to w.
 func (w *window) tally(key string) *keyTally {
+	if w.index == nil && len(w.tallies) <= scanKeys {
+		for i := range w.tallies {
+			if w.tallies[i].key == key {
+				return &w.tallies[i]
+			}
+		}
+		if len(w.tallies) < scanKeys {
+			w.tallies = append(w.tallies, keyTally{key: key})
+			return &w.tallies[len(w.tallies)-1]
+		}
+	}
 	if w.index == nil {
-		w.index = make(map[string]int, len(w.tallies))
+		w.index = make(map[string]int, max(2*scanKeys, len(w.tallies)))
 		for i, t := range w.tallies {
 			w.index[t.key] = i
 		}
