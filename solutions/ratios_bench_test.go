@@ -63,3 +63,31 @@ func drive(p stagebench.Processor, events []kit.Event) {
 	}
 	sinkResults = append(out[:0], p.Flush()...)
 }
+
+// BenchmarkReference runs the reference's Processor alone at each length
+// of BenchmarkRatios, unbounded (ref) and with the TTL (ttl): the
+// benchmark to profile where the time of an event goes as the state grows,
+// without the other contenders in the profile:
+//
+//	go test -tags 'solution fast' -run '^$' -bench '^BenchmarkReference$/^ref$/events=4000000' -benchtime 3x -cpuprofile cpu.out ./solutions
+//	go tool pprof -top solutions.test cpu.out
+func BenchmarkReference(b *testing.B) {
+	cfg := Config{WindowSize: benchWindow, WatermarkDelay: kit.BenchmarkDisorder}
+	for _, ttl := range []int64{0, cfg.WindowSize} {
+		name := map[bool]string{false: "ref", true: "ttl"}[ttl > 0]
+		b.Run(name, func(b *testing.B) {
+			for _, n := range ratioSizes {
+				b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+					events := stagebench.Stream(n)
+					stagebench.Race(b, n, stagebench.Contender{Name: name, Pass: func() {
+						p, err := NewSeenTTLProcessor(cfg, ttl)
+						if err != nil {
+							b.Fatal(err)
+						}
+						drive(p, events)
+					}})
+				})
+			}
+		})
+	}
+}
