@@ -14,6 +14,16 @@ import (
 // the same at each (see stagebench.Stream), the IDs seen grow with it.
 var ratioSizes = []int{10_000, 100_000, 1_000_000, 4_000_000}
 
+// sizesFor returns ratioSizes, or with -short only the two shortest: the
+// smoke run of .ci/run, which checks that the benchmarks run, not what
+// they measure.
+func sizesFor() []int {
+	if testing.Short() {
+		return ratioSizes[:2]
+	}
+	return ratioSizes
+}
+
 // BenchmarkRatios is issue 16's headline: at each length of the benchmark
 // stream, the reference's Processor in turns with the fold (the practical
 // limit, no dedup), the fold that drops redelivered IDs (the limit of any
@@ -28,7 +38,7 @@ var ratioSizes = []int{10_000, 100_000, 1_000_000, 4_000_000}
 //	for tags in solution 'solution fast'; do go test -tags "$tags" -run '^$' -bench '^Benchmark(Ratios|Heap)$' -benchtime 5x ./solutions; done
 func BenchmarkRatios(b *testing.B) {
 	cfg := Config{WindowSize: benchWindow, WatermarkDelay: kit.BenchmarkDisorder}
-	for _, n := range ratioSizes {
+	for _, n := range sizesFor() {
 		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
 			events := stagebench.Stream(n)
 			stagebench.Race(b, n,
@@ -76,7 +86,7 @@ func BenchmarkReference(b *testing.B) {
 	for _, ttl := range []int64{0, cfg.WindowSize} {
 		name := map[bool]string{false: "ref", true: "ttl"}[ttl > 0]
 		b.Run(name, func(b *testing.B) {
-			for _, n := range ratioSizes {
+			for _, n := range sizesFor() {
 				b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
 					events := stagebench.Stream(n)
 					stagebench.Race(b, n, stagebench.Contender{Name: name, Pass: func() {
