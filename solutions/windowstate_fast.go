@@ -5,27 +5,53 @@ package solutions
 import (
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // This file holds how a tumbling window's state is kept in memory, in the
 // tuned build (-tags fast). windowstate.go has the plain version, with the
 // same names: this one recycles expired windows instead of leaving them to
-// the garbage collector, keeps a window's tallies in a slice of values with
-// an index instead of a map of pointers, and sorts into reused scratch
-// space, so that a processor in steady state allocates nothing but its
-// results. docs/PERFORMANCE.md has the measurements.
+// the garbage collector, keeps a window's tallies in a slice of values
+// (with an index once it has many keys) instead of a map of pointers,
+// keeps a window with one key in one small struct, and sorts into reused
+// scratch space, so that a processor in steady state allocates nothing but
+// its results, and an open window with one key costs about what an entry
+// of one map of (key, window) tallies would. docs/PERFORMANCE.md has the measurements.
 
 // window is the state of one tumbling window: a running count and sum per
 // key that has events in it.
+//
+// Most open windows of a job with many of them have one key, so that case
+// is one struct of 56 bytes, cut from a slab (windowReuse.slab), with the
+// tally inline: first. A window's keys are
+//   - none, if more is nil;
+//   - one, first, if more is oneKey;
+//   - otherwise more.tallies (first is unused): a window that has had two
+//     keys keeps its moreTallies, recycled with it, for good.
 type window struct {
 	start, end int64
-	// tallies holds one tally per key, in the order the keys first came;
-	// index finds a key's tally (nil until needed, after a restore). A
-	// slice of values, rather than a map of pointers, costs no allocation
-	// per key and is reused whole when the window's state is recycled.
+	first      keyTally
+	more       *moreTallies
+}
+
+// oneKey is the mark of a window whose one key is in first. Its address is
+// all that is used: it is never written.
+var oneKey = &moreTallies{}
+
+// moreTallies holds the tallies of a window with more than one key, in the
+// order the keys first came; index finds a key's tally once there are
+// more than scanKeys (nil until then, and after a restore until an event
+// comes). A slice of values, rather than a map of pointers, costs no
+// allocation per key and is reused whole when the window is recycled.
+type moreTallies struct {
 	tallies []keyTally
 	index   map[string]int
 }
+
+// scanKeys is how many keys a window holds before tally indexes them:
+// below it, a scan of the tallies finds a key about as fast as a map does,
+// and a map would cost a small window more than the rest of its state.
+const scanKeys = 8
 
 // keyTally is the running aggregate of one key in one window.
 type keyTally struct {
@@ -33,12 +59,21 @@ type keyTally struct {
 	count, sum int64
 }
 
-// windowReuse is what a Processor keeps for reuse: expired windows, emptied,
-// and scratch space for a window's tallies in key order.
+// windowReuse is what a Processor keeps for reuse: expired windows,
+// emptied; the rest of the slab new windows are cut from; and scratch
+// space for a window's tallies in key order.
 type windowReuse struct {
 	free   pool[*window]
+	slab   []window
 	sorted []keyTally
 }
+
+// slabWindows is how many windows a slab holds: as many as fit in 8 KiB,
+// a size the allocator gives exactly, in one allocation, each window its
+// exact size (alone, the allocator would round a window's 56 bytes up to
+// 64). A slab stays in memory while any of its windows is in use; the
+// pool of free windows reuses them.
+const slabWindows = 8192 / unsafe.Sizeof(window{})
 
 // pool keeps emptied state (windows, sessions, slices) for new state to
 // reuse, so that a processor in steady state allocates none: as much
@@ -74,7 +109,10 @@ func (p *pool[T]) put(x T, live int) {
 func (p *Processor) newWindow(start, end int64) *window {
 	w, ok := p.reuse.free.get()
 	if !ok {
-		w = &window{}
+		if len(p.reuse.slab) == 0 {
+			p.reuse.slab = make([]window, slabWindows)
+		}
+		w, p.reuse.slab = &p.reuse.slab[0], p.reuse.slab[1:]
 	}
 	w.start, w.end = start, end
 	return w
@@ -91,40 +129,90 @@ func (p *Processor) dropWindows(n int) {
 	p.windows = p.windows[n:] // slicing off the front moves no open window
 }
 
-// reset empties w for reuse, keeping the memory of its slice and map but
-// not the keys: a recycled window must not keep old keys' strings alive.
+// reset empties w for reuse, keeping the memory of its tallies and index
+// but not the keys: a recycled window must not keep old keys' strings
+// alive.
 func (w *window) reset() {
-	clear(w.tallies)
-	w.tallies = w.tallies[:0]
-	clear(w.index)
+	w.first = keyTally{}
+	switch w.more {
+	case nil:
+	case oneKey:
+		w.more = nil
+	default:
+		clear(w.more.tallies)
+		w.more.tallies = w.more.tallies[:0]
+		clear(w.more.index)
+	}
 }
 
 // tally returns the tally of key in w, adding an empty one if key is new
 // to w.
 func (w *window) tally(key string) *keyTally {
-	if w.index == nil {
-		w.index = make(map[string]int, len(w.tallies))
-		for i, t := range w.tallies {
-			w.index[t.key] = i
+	switch w.more {
+	case nil:
+		w.first, w.more = keyTally{key: key}, oneKey
+		return &w.first
+	case oneKey:
+		if w.first.key == key {
+			return &w.first
+		}
+		w.spill()
+	}
+	return w.more.tally(key)
+}
+
+// spill moves the one key of w from first to a moreTallies of its own,
+// for a second key to join.
+func (w *window) spill() {
+	w.more = &moreTallies{tallies: append(make([]keyTally, 0, 2), w.first)}
+	w.first = keyTally{}
+}
+
+// tally returns the tally of key in m, adding an empty one if key is new.
+func (m *moreTallies) tally(key string) *keyTally {
+	if m.index == nil && len(m.tallies) <= scanKeys {
+		for i := range m.tallies {
+			if m.tallies[i].key == key {
+				return &m.tallies[i]
+			}
+		}
+		if len(m.tallies) < scanKeys {
+			m.tallies = append(m.tallies, keyTally{key: key})
+			return &m.tallies[len(m.tallies)-1]
 		}
 	}
-	i, ok := w.index[key]
-	if !ok {
-		i = len(w.tallies)
-		w.tallies = append(w.tallies, keyTally{key: key})
-		w.index[key] = i
+	if m.index == nil {
+		m.index = make(map[string]int, max(2*scanKeys, len(m.tallies)))
+		for i, t := range m.tallies {
+			m.index[t.key] = i
+		}
 	}
-	return &w.tallies[i]
+	i, ok := m.index[key]
+	if !ok {
+		i = len(m.tallies)
+		m.tallies = append(m.tallies, keyTally{key: key})
+		m.index[key] = i
+	}
+	return &m.tallies[i]
 }
 
 // restoreTally adds the tally of a key new to w, as a snapshot holds it.
 // The window's index is left for tally to build if an event ever comes for
 // the window: most restored windows only fire and expire.
 func (w *window) restoreTally(key string, count, sum int64) {
-	if w.index != nil {
-		w.index[key] = len(w.tallies)
+	t := keyTally{key: key, count: count, sum: sum}
+	switch w.more {
+	case nil:
+		w.first, w.more = t, oneKey
+		return
+	case oneKey:
+		w.spill()
 	}
-	w.tallies = append(w.tallies, keyTally{key: key, count: count, sum: sum})
+	m := w.more
+	if m.index != nil {
+		m.index[key] = len(m.tallies)
+	}
+	m.tallies = append(m.tallies, t)
 }
 
 // sortedTallies returns the tallies of w in ascending key order, in the
@@ -132,7 +220,14 @@ func (w *window) restoreTally(key string, count, sum int64) {
 // tallies stay in arrival order: with allowed lateness a fired window
 // still takes events, and its index must stay valid.
 func (p *Processor) sortedTallies(w *window) []keyTally {
-	p.reuse.sorted = append(p.reuse.sorted[:0], w.tallies...)
+	switch w.more {
+	case nil:
+		return p.reuse.sorted[:0]
+	case oneKey:
+		p.reuse.sorted = append(p.reuse.sorted[:0], w.first)
+		return p.reuse.sorted
+	}
+	p.reuse.sorted = append(p.reuse.sorted[:0], w.more.tallies...)
 	slices.SortFunc(p.reuse.sorted, func(a, b keyTally) int { return strings.Compare(a.key, b.key) })
 	return p.reuse.sorted
 }

@@ -21,11 +21,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/flk-byo/course/internal/gotest"
 )
@@ -36,6 +39,9 @@ type Options struct {
 	Stage     int    // the last stage reached: the benchmarks of stages 1..Stage run
 	Count     int    // go test -count; ≥ 1
 	Benchtime string // go test -benchtime; "" for go's default
+	// Progress, if not nil, gets a line as each benchmark finishes, so that
+	// a run of a minute or more is not a silent one.
+	Progress io.Writer
 }
 
 // The two packages a run measures, by import path.
@@ -91,6 +97,12 @@ func Run(ctx context.Context, o Options) (*Measurements, error) {
 	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	if o.Progress != nil {
+		// One writer for both, so that go test's two streams stay in one
+		// order (exec shares a pipe between equal writers).
+		w := io.MultiWriter(&out, &progress{w: o.Progress, total: 2 * o.Count * benchmarksOf(stages), start: time.Now()})
+		cmd.Stdout, cmd.Stderr = w, w
+	}
 	runErr := cmd.Run()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -121,6 +133,71 @@ func Stages(last int) []int {
 		}
 	}
 	return stages
+}
+
+// benchmarksOf returns how many benchmarks of the table stages have.
+func benchmarksOf(stages []int) int {
+	n := 0
+	for _, b := range Benchmarks {
+		if slices.Contains(stages, b.Stage) {
+			n++
+		}
+	}
+	return n
+}
+
+// progress is the writer of Options.Progress: it reads go test's output
+// as it comes and writes a line for each benchmark result in it.
+type progress struct {
+	w     io.Writer
+	total int    // the results the run will print, if every benchmark runs
+	done  int    // the results printed so far
+	pkg   string // the package of the results now printed
+	// pending is a benchmark whose name was printed but not yet its
+	// numbers: the code under test printed in between (see Parse).
+	pending string
+	line    []byte    // the part of a line received so far
+	start   time.Time // when the run started
+}
+
+// Write takes what go test printed and reports each full line.
+func (p *progress) Write(b []byte) (int, error) {
+	p.line = append(p.line, b...)
+	for {
+		i := bytes.IndexByte(p.line, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		p.see(string(p.line[:i]))
+		p.line = p.line[i+1:]
+	}
+}
+
+// see reports line if it is a benchmark's result, and notes the package
+// if it is go test's "pkg:" header.
+func (p *progress) see(line string) {
+	if pkg, ok := strings.CutPrefix(line, "pkg: "); ok {
+		p.pkg, p.pending = strings.TrimSpace(pkg), ""
+		return
+	}
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return
+	}
+	if name, ok := benchmarkName(f[0]); ok {
+		p.pending, f = name, f[1:]
+	}
+	if _, ok := parseSample(f); !ok || p.pending == "" {
+		return
+	}
+	name := p.pending
+	p.pending = ""
+	p.done++
+	side := "reference"
+	if p.pkg == LabPkg {
+		side = "lab/"
+	}
+	fmt.Fprintf(p.w, "  [%d/%d] %s %s (%s)\n", p.done, p.total, side, name, time.Since(p.start).Round(100*time.Millisecond))
 }
 
 // benchPattern is the -bench pattern that selects the benchmark functions

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -207,7 +208,8 @@ func TestReportPrintsTheComparisonsOfTheStagesReached(t *testing.T) {
 		"  lab/:        1.20×  (150 → 180 CPU ns/window; 1.20–1.20× over 2 runs)\n",
 		"04 snapshot size, per window, 1 000 000 windows ÷ 10 000",
 		"(22.57 → 26.51 bytes/window; 1.17–1.17× over 2 runs)",
-		"use -count 5",
+		"  noise floor: the reference's own 2 runs read 0.80–1.20× its mean; a ratio within that is no difference\n",
+		"--full",
 	} {
 		assert.Contains(t, text, want)
 	}
@@ -454,5 +456,43 @@ func TestReportPrintsStages10And11AsOneTableEach(t *testing.T) {
 			Report(&out, m)
 			assert.NotContains(t, out.String(), tc.heading, "nothing of stage %02d before it", tc.stage)
 		})
+	}
+}
+
+// TestNoiseFloorIsTheReferencesOwnSpread certifies that the noise floor
+// de bench prints beside the lab's speed is the range of the reference's
+// own runs over their mean, and that one run says it has none rather than
+// print a ratio of one.
+func TestNoiseFloorIsTheReferencesOwnSpread(t *testing.T) {
+	for _, tc := range []struct {
+		ref  []float64
+		want string
+	}{
+		{[]float64{1000}, "noise floor: one run has no range; -count 3 or more prints this run's, and a ratio within it is no difference"},
+		{[]float64{900, 1000, 1100}, "noise floor: the reference's own 3 runs read 0.90–1.10× its mean; a ratio within that is no difference"},
+		{[]float64{1000, 1000}, "noise floor: the reference's own 2 runs read 1.00–1.00× its mean; a ratio within that is no difference"},
+	} {
+		assert.Equal(t, tc.want, noiseFloor(tc.ref), "runs %v", tc.ref)
+	}
+}
+
+// TestProgressCountsEachResultOnce certifies that Options.Progress gets a
+// line per benchmark result, however go test's output is split into
+// writes, naming the side (lab/ or reference) by the "pkg:" header before
+// it, and nothing for the other lines, broken results included.
+func TestProgressCountsEachResultOnce(t *testing.T) {
+	for _, chunk := range []int{1, 7, len(output)} {
+		var got strings.Builder
+		p := &progress{w: &got, total: 12, start: time.Now()}
+		for rest := output; rest != ""; {
+			n := min(chunk, len(rest))
+			_, err := p.Write([]byte(rest[:n]))
+			require.NoError(t, err)
+			rest = rest[n:]
+		}
+		lines := strings.Split(strings.TrimSuffix(got.String(), "\n"), "\n")
+		require.Len(t, lines, 12, "writes of %d bytes: a line per result, the broken one included once its numbers come:\n%s", chunk, got.String())
+		assert.True(t, strings.HasPrefix(lines[0], "  [1/12] lab/ BenchmarkDe01/throughput ("), "first line: %q", lines[0])
+		assert.True(t, strings.HasPrefix(lines[8], "  [9/12] reference BenchmarkDe01/throughput ("), "first reference line: %q", lines[8])
 	}
 }

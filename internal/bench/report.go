@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -91,7 +92,7 @@ func Report(w io.Writer, m *Measurements) {
 		wrote = wrote || ok
 	}
 	if wrote {
-		fmt.Fprintln(w, "note: every ratio pairs CPU times from the same run, but the machine's noise (caches shared with other processes, CPU frequency) still moves single runs; use -count 5 or more for ratios you can trust")
+		fmt.Fprintln(w, "note: every ratio pairs CPU times from the same run, but the machine's noise (caches shared with other processes, CPU frequency) still moves single runs: read each ratio with its range and the noise floor; de bench --full (go's default benchtime, 5 runs) narrows them")
 	}
 }
 
@@ -110,7 +111,24 @@ func reportAcross(w io.Writer, m *Measurements, c Comparison) bool {
 		a, _ := m.mean(p.pkg, allocs)
 		fmt.Fprintf(w, "  %-12s %8.1f %s, %s allocs/event (%d run(s))\n", p.label, ns, unitLabel(c.Subject.Unit), decimals(a), runs)
 	}
+	fmt.Fprintf(w, "  %s\n", noiseFloor(m.values(RefPkg, c.Subject)))
 	return true
+}
+
+// noiseFloor says how far apart the reference's own runs of a benchmark
+// were: the least and the most of them over their mean. A lab identical to
+// the reference would read anywhere in that range, so a ratio inside it is
+// no difference.
+func noiseFloor(ref []float64) string {
+	if len(ref) < 2 {
+		return "noise floor: one run has no range; -count 3 or more prints this run's, and a ratio within it is no difference"
+	}
+	mean := 0.0
+	for _, v := range ref {
+		mean += v / float64(len(ref))
+	}
+	return fmt.Sprintf("noise floor: the reference's own %d runs read %s–%s its mean; a ratio within that is no difference",
+		len(ref), strings.TrimSuffix(times(slices.Min(ref)/mean), "×"), times(slices.Max(ref)/mean))
 }
 
 // reportWithin writes a comparison's ratio in the lab and in the

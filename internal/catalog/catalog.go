@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Course is the name learners type in stage references: FLK-BYO/01.
@@ -93,6 +94,19 @@ type Rerun struct {
 
 // Tags returns the build tags of the pass for base ("lab" or "solution").
 func (r Rerun) Tags(base string) string { return base + "," + r.Tag }
+
+// TestTimeout returns how long one test of the pass may take, for a test
+// of the stage's own suites that may take d: several times d, because each
+// processor a rerun test makes opens a backend of its own (on Pebble, a
+// database in its own directory), so that its tests take several times as
+// long as on the Processor they were written for, and more so on a loaded
+// machine. Zero stays zero: no limit.
+func (r Rerun) TestTimeout(d time.Duration) time.Duration { return rerunTimeFactor * d }
+
+// rerunTimeFactor is how many times longer a rerun's tests may take: stage
+// 01 and 03's slowest take about 2 s on Pebble on an idle 2-vCPU machine,
+// about 10 times their heap time, and reached de's 20 s limit under load.
+const rerunTimeFactor = 4
 
 // Track is the part of the course a stage belongs to. The core comes first
 // and is the course; the extensions follow it, opt-in, for a learner who

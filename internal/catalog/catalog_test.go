@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -248,4 +249,13 @@ func TestRerunsLoad(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRerunTestTimeout pins that a rerun's tests get several times a
+// stage test's time (each opens backends of its own), and that no limit
+// stays no limit.
+func TestRerunTestTimeout(t *testing.T) {
+	var r catalog.Rerun
+	assert.Equal(t, 80*time.Second, r.TestTimeout(20*time.Second))
+	assert.Equal(t, time.Duration(0), r.TestTimeout(0))
 }

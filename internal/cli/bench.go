@@ -42,15 +42,19 @@ in the same run:
        of a first checkpoint and of the next ones (Pebble's cost what changed).
 
 Times are the test binary's CPU time (garbage collection included) where the system
-reports it, so that other processes' use of the CPU does not count. A run takes about
-a minute at stage 04, and about four at stage 12. Single runs still carry some noise: -count 5 runs each benchmark
-5 times and prints the mean and range of every ratio.
+reports it, so that other processes' use of the CPU does not count. By default each
+benchmark runs one pass (-benchtime 1x), 3 times (-count 3), and every ratio is printed
+with its range over the 3: a quick answer, with the noise floor beside it (how far the
+reference's own runs were apart; a lab identical to the reference reads within it).
+--full runs go's default benchtime 5 times: slower, and narrower ranges. A line is
+printed as each benchmark finishes.
 
 Exit status: 0 when every benchmark ran, 1 when your lab/ failed (it does not compile,
 a benchmark panicked or failed), 2 when de bench could not run.`,
 		Flags: []ucli.Flag{
-			&ucli.IntFlag{Name: "count", Value: 1, Usage: "run each benchmark `N` times; ratios show their mean and range (go test -count)"},
-			&ucli.StringFlag{Name: "benchtime", Usage: "go test -benchtime, e.g. 1x or 3s (default go's 1s)"},
+			&ucli.IntFlag{Name: "count", Value: quickCount, Usage: "run each benchmark `N` times; ratios show their mean and range (go test -count)"},
+			&ucli.StringFlag{Name: "benchtime", Value: quickBenchtime, Usage: "go test -benchtime, e.g. 1x or 3s"},
+			&ucli.BoolFlag{Name: "full", Usage: fmt.Sprintf("the full run: go's default benchtime, %d times (unless -count or -benchtime say otherwise)", fullCount)},
 			&ucli.StringFlag{Name: "stage", Usage: "benchmark stages 01..`NN` instead of 01..current"},
 		},
 		Action: func(c *ucli.Context) error {
@@ -65,11 +69,19 @@ a benchmark panicked or failed), 2 when de bench could not run.`,
 			if err != nil {
 				return err
 			}
-			o := bench.Options{Root: e.root, Stage: last, Count: c.Int("count"), Benchtime: c.String("benchtime")}
+			o := bench.Options{Root: e.root, Stage: last, Count: c.Int("count"), Benchtime: c.String("benchtime"), Progress: e.Stderr}
+			if c.Bool("full") {
+				if !c.IsSet("count") {
+					o.Count = fullCount
+				}
+				if !c.IsSet("benchtime") {
+					o.Benchtime = ""
+				}
+			}
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			e.printf("benchmarking stage(s) %s on your lab/ and on the reference (go test -bench: about a minute at stage 04, four at stage 12)…\n", stageList(bench.Stages(last)))
+			e.printf("benchmarking stage(s) %s on your lab/ and on the reference (go test -bench -count %d%s)…\n", stageList(bench.Stages(last)), o.Count, benchtimeArg(o.Benchtime))
 			m, err := bench.Run(c.Context, o)
 			if m != nil {
 				bench.Report(e.Stdout, m)
@@ -81,6 +93,22 @@ a benchmark panicked or failed), 2 when de bench could not run.`,
 			return err // nil, or de bench could not run: exit 2
 		},
 	}
+}
+
+// The runs of de bench: the default one, quick, and --full's.
+const (
+	quickCount     = 3
+	quickBenchtime = "1x"
+	fullCount      = 5
+)
+
+// benchtimeArg renders a -benchtime for the first line of a run: "" for
+// go's default.
+func benchtimeArg(benchtime string) string {
+	if benchtime == "" {
+		return ""
+	}
+	return " -benchtime " + benchtime
 }
 
 // benchStage returns the last stage to benchmark: --stage if given, which

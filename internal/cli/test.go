@@ -178,6 +178,9 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 			passTags = b.rerun.Tags(tags)
 		}
 		opts := gotest.Options{Dir: e.root, Tags: passTags, Race: b.race, Timeout: o.timeout, TestTimeout: o.testTime, Background: i > 0}
+		if b.rerun != nil {
+			opts.TestTimeout = b.rerun.TestTimeout(o.testTime)
+		}
 		for _, st := range b.stages {
 			opts.Packages = append(opts.Packages, st.Package())
 		}

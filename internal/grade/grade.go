@@ -187,7 +187,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			// Without -race: BackendProcessor is one goroutine's, and
 			// Pebble's own code under the race detector takes minutes.
 			ro := opts
-			ro.Tags, ro.Packages, ro.Race = r.Tags("lab"), nil, false
+			ro.Tags, ro.Packages, ro.Race, ro.TestTimeout = r.Tags("lab"), nil, false, r.TestTimeout(o.TestTimeout)
 			for _, earlier := range r.Stages {
 				ro.Packages = append(ro.Packages, earlier.Package())
 			}

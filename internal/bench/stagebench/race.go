@@ -1,0 +1,113 @@
+package stagebench
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flk-byo/course/kit"
+)
+
+// Contender is one of the passes that Race times in turns: a name for its
+// metrics and a pass over a stream of events, which must do the same work
+// every time it is called.
+type Contender struct {
+	Name string
+	Pass func()
+}
+
+// Spread is a ratio over the rounds of one run: the median of the
+// round-by-round ratios and their range. One ratio of two medians would
+// hide how much the machine moved; the range is the noise floor of the run.
+type Spread struct {
+	Median, Min, Max float64
+}
+
+// Ratios returns over[i]/of[i] for each round i, as a Spread: how many
+// times faster the contender timed in of was than the one timed in over,
+// each pair from the same round. It panics on slices of different lengths,
+// and returns the zero Spread for none.
+func Ratios(of, over []time.Duration) Spread {
+	if len(of) != len(over) {
+		panic(fmt.Sprintf("stagebench.Ratios: %d rounds against %d", len(of), len(over)))
+	}
+	if len(of) == 0 {
+		return Spread{}
+	}
+	rs := make([]float64, len(of))
+	for i := range of {
+		rs[i] = float64(over[i]) / float64(max(of[i], 1))
+	}
+	m := median(rs) // and sorts rs
+	return Spread{Median: m, Min: rs[0], Max: rs[len(rs)-1]}
+}
+
+// Report reports s under unit: the median as unit, the range as unit-min
+// and unit-max.
+func (s Spread) Report(b *testing.B, unit string) {
+	b.ReportMetric(s.Median, unit)
+	b.ReportMetric(s.Min, unit+"-min")
+	b.ReportMetric(s.Max, unit+"-max")
+}
+
+// raceWork is the least number of events a timed sample of Race covers: a
+// pass over 10 000 events takes a few milliseconds, within the grain of the
+// CPU clock and of the machine's hiccups, so Race repeats short passes
+// until a sample covers this many.
+const raceWork = 200_000
+
+// Race times the passes of contenders over a stream of events events in
+// turns, one round per b.N, so that every round meets the same machine
+// (noisy, shared) for each of them; a pass over a short stream is repeated
+// until a sample covers raceWork events. The heap is collected before
+// every sample so that one contender's garbage is not another's cost.
+//
+// It reports, per event, the median CPU time of each contender as
+// <name>-cpu-ns/event, and the first contender's speed over each other's,
+// round by round, as <first>/<name> with its range (see Spread): 1.5 means
+// the first did the same work in two thirds of the time. Run it with a
+// fixed -benchtime Nx for N rounds.
+func Race(b *testing.B, events int, contenders ...Contender) {
+	reps := max(1, raceWork/events)
+	passes := make([]func() time.Duration, len(contenders))
+	for i, c := range contenders {
+		passes[i] = func() time.Duration {
+			runtime.GC()
+			start := cpuTime()
+			for range reps {
+				c.Pass()
+			}
+			return cpuTime() - start
+		}
+	}
+	samples := collect(b, passes...)
+	for i, c := range contenders {
+		if i > 0 {
+			Ratios(samples[0], samples[i]).Report(b, contenders[0].Name+"/"+c.Name)
+		}
+	}
+	for i, c := range contenders {
+		b.ReportMetric(perItem(median(samples[i]), reps, events), c.Name+"-cpu-ns/event")
+	}
+}
+
+// Stream returns the benchmark stream at n events: kit.BenchmarkStream's
+// 10 000 keys, density (100 events a second of event time) and disorder
+// (kit.BenchmarkDisorder), over n/100 seconds, from its seed, so that
+// Stream(1_000_000) is kit.BenchmarkStream(). The open state is the same
+// at every length; only what a processor remembers of the past grows.
+// As there, the IDs are allocated in delivery order.
+func Stream(n int) []kit.Event {
+	r := kit.NewRand(0x5eed_0007)
+	keys := make([]string, 10_000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%d", i)
+	}
+	events := kit.BoundedShuffle(r, kit.RandomEvents(r, n, keys, 0, int64(n)*10), kit.BenchmarkDisorder)
+	for i := range events {
+		events[i].ID = strings.Clone(events[i].ID)
+	}
+	return events
+}

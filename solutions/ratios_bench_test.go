@@ -1,0 +1,103 @@
+//go:build solution
+
+package solutions
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/flk-byo/course/internal/bench/stagebench"
+	"github.com/flk-byo/course/kit"
+)
+
+// ratioSizes are the stream lengths of BenchmarkRatios: the open state is
+// the same at each (see stagebench.Stream), the IDs seen grow with it.
+var ratioSizes = []int{10_000, 100_000, 1_000_000, 4_000_000}
+
+// sizesFor returns ratioSizes, or with -short only the two shortest: the
+// smoke run of .ci/run, which checks that the benchmarks run, not what
+// they measure.
+func sizesFor() []int {
+	if testing.Short() {
+		return ratioSizes[:2]
+	}
+	return ratioSizes
+}
+
+// BenchmarkRatios is issue 16's headline: at each length of the benchmark
+// stream, the reference's Processor in turns with the fold (the practical
+// limit, no dedup), the fold that drops redelivered IDs (the limit of any
+// processor that keeps the contract), the naive learner's processor
+// (naiveProcessor) and the reference with its seen IDs bounded by stage
+// 10's TTL (WindowSize, the tight one). Each is timed in every round
+// (stagebench.Race), so ref/fold, ref/fold+dedup, ref/naive and ref/ttl
+// are the reference's speed over each, with their range over the rounds;
+// <name>-cpu-ns/event the time per event of each. Run both builds, each
+// for 5 rounds:
+//
+//	for tags in solution 'solution fast'; do go test -tags "$tags" -run '^$' -bench '^Benchmark(Ratios|Heap)$' -benchtime 5x ./solutions; done
+func BenchmarkRatios(b *testing.B) {
+	cfg := Config{WindowSize: benchWindow, WatermarkDelay: kit.BenchmarkDisorder}
+	for _, n := range sizesFor() {
+		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+			events := stagebench.Stream(n)
+			stagebench.Race(b, n,
+				stagebench.Contender{Name: "ref", Pass: func() {
+					p, err := NewProcessor(cfg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					drive(p, events)
+				}},
+				stagebench.Contender{Name: "fold", Pass: func() { sinkFold = fold(events, benchWindow) }},
+				stagebench.Contender{Name: "fold+dedup", Pass: func() { sinkFold = foldDedup(events, benchWindow) }},
+				stagebench.Contender{Name: "naive", Pass: func() { drive(newNaive(benchWindow, kit.BenchmarkDisorder), events) }},
+				stagebench.Contender{Name: "ttl", Pass: func() {
+					p, err := NewSeenTTLProcessor(cfg, cfg.WindowSize)
+					if err != nil {
+						b.Fatal(err)
+					}
+					drive(p, events)
+				}},
+			)
+		})
+	}
+}
+
+// drive gives p every event and a Flush, as stagebench.Throughput does,
+// keeping the last results.
+func drive(p stagebench.Processor, events []kit.Event) {
+	var out []kit.Result
+	for _, e := range events {
+		out = append(out[:0], p.Process(e)...)
+	}
+	sinkResults = append(out[:0], p.Flush()...)
+}
+
+// BenchmarkReference runs the reference's Processor alone at each length
+// of BenchmarkRatios, unbounded (ref) and with the TTL (ttl): the
+// benchmark to profile where the time of an event goes as the state grows,
+// without the other contenders in the profile:
+//
+//	go test -tags 'solution fast' -run '^$' -bench '^BenchmarkReference$/^ref$/events=4000000' -benchtime 3x -cpuprofile cpu.out ./solutions
+//	go tool pprof -top solutions.test cpu.out
+func BenchmarkReference(b *testing.B) {
+	cfg := Config{WindowSize: benchWindow, WatermarkDelay: kit.BenchmarkDisorder}
+	for _, ttl := range []int64{0, cfg.WindowSize} {
+		name := map[bool]string{false: "ref", true: "ttl"}[ttl > 0]
+		b.Run(name, func(b *testing.B) {
+			for _, n := range sizesFor() {
+				b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+					events := stagebench.Stream(n)
+					stagebench.Race(b, n, stagebench.Contender{Name: name, Pass: func() {
+						p, err := NewSeenTTLProcessor(cfg, ttl)
+						if err != nil {
+							b.Fatal(err)
+						}
+						drive(p, events)
+					}})
+				})
+			}
+		})
+	}
+}
