@@ -25,6 +25,9 @@ import (
 //   - busiest-%-salted and busiest-%-unsalted: the busiest worker's share
 //     of the payments, counted as the checks count it, whatever the machine.
 //
+//   - speedup-bound: their ratio, the speed-up of a machine with a core for
+//     every worker (about 3.2× for the reference).
+//
 //     go test -tags lab -run '^$' -bench . ./drills/02-hot-key
 func BenchmarkHotKey(b *testing.B) {
 	cfg := Config()
@@ -58,6 +61,7 @@ func BenchmarkHotKey(b *testing.B) {
 		return 100 * float64(loads[busiest(loads)].payments) / float64(len(bt.payments))
 	}
 	b.ReportMetric(float64(base)/float64(job), "speedup")
+	b.ReportMetric(share(plain)/share(salted), "speedup-bound")
 	b.ReportMetric(share(salted), "busiest-%-salted")
 	b.ReportMetric(share(plain), "busiest-%-unsalted")
 }
