@@ -258,7 +258,7 @@ func showKeys(keys []string) string {
 			fmt.Fprintf(&b, " … (%d in all)", len(keys))
 			break
 		}
-		fmt.Fprintf(&b, " %q", kit.ShowString(k))
+		fmt.Fprintf(&b, " %s", kit.ShowString(k)) // quoted where it is not plain
 	}
 	return b.String()
 }
