@@ -126,16 +126,17 @@ func TestFixReadsEveryPartition(t *testing.T) {
 	checkSLA(t, r, ls, "of MEA", "")
 }
 
-// TestFixToleratesDisorderWithinAPartition certifies that a scan delivered 18.5 s out of order within its partition (a till briefly offline; the source allows 20 s) still joins its till's session, and every session is committed within the SLA: the job keeps the out-of-orderness the source needs, rather than trading it for latency.
+// TestFixToleratesDisorderWithinAPartition certifies that a scan delivered just under 20 s out of order within its partition (a till briefly offline; the source allows 20 s) still joins its till's session, and every session is committed within the SLA: the job keeps the out-of-orderness the source needs, rather than trading it for latency.
 //
 // The replay runs from 13:00 to 13:50 with LATAM's gateway down (so its
 // minute of delay does not hide the others' disorder). Every 4 minutes, at
 // an emission time t, each of NA, EU and APAC has just delivered a scan
-// stamped t − 0.5 s, and a NA till's comeback, stamped 0.5 s before its
-// session would end, arrives 1 ms after t, 19.5 s after its scan. With 20 s
-// of out-of-orderness the watermark at t is at most t − 20 s, short of the
-// session's end (t − 19 s + 1 ms); with 18 s or less it is past it, and the
-// session fires before its last scan arrives.
+// stamped t − 1 ms, and a NA till's comeback, stamped 1 ms before its
+// session would end, arrives 1 ms after t, 20 s after its scan (the most the
+// source allows), 20 s − 2 ms out of order. With 20 s of out-of-orderness
+// the watermark at t is at most t − 20 s − 1 ms, short of the session's end
+// (t − 20 s + 2 ms); with 20 s − 3 ms or less it is past it, and the session
+// fires before its last scan arrives.
 func TestFixToleratesDisorderWithinAPartition(t *testing.T) {
 	defer suite.Recover(t)
 	t.Parallel() // its time goes to checkpoints: let the jobs of these tests run together
@@ -149,26 +150,26 @@ func TestFixToleratesDisorderWithinAPartition(t *testing.T) {
 			tick += (emit - tick%emit) % emit
 		}
 		for _, rg := range []region{na, eu, apac} {
-			sc.arrivals = append(sc.arrivals, engine.Arrival{Partition: rg.partition, At: tick - 400*time.Millisecond,
+			sc.arrivals = append(sc.arrivals, engine.Arrival{Partition: rg.partition, At: tick - time.Millisecond,
 				Event: kit.Event{ID: fmt.Sprintf("%s-fresh-%d", rg.name, k), Key: fmt.Sprintf("%s-kiosk-fresh-%d", rg.name, k),
-					TS: sc.from + (tick - 500*time.Millisecond).Milliseconds(), Value: 1}})
+					TS: sc.from + (tick - time.Millisecond).Milliseconds(), Value: 1}})
 		}
 		key := fmt.Sprintf("na-till-offline-%d", k)
 		backAt := tick + time.Millisecond
-		back := kit.Event{ID: key + "-back", Key: key, TS: sc.from + (backAt - 19500*time.Millisecond).Milliseconds(), Value: 1 + rnd.Int64N(50)}
-		first := kit.Event{ID: key + "-first", Key: key, TS: back.TS + 500 - sessionGap, Value: 1 + rnd.Int64N(50)}
+		back := kit.Event{ID: key + "-back", Key: key, TS: sc.from + (backAt - 20*time.Second).Milliseconds(), Value: 1 + rnd.Int64N(50)}
+		first := kit.Event{ID: key + "-first", Key: key, TS: back.TS + 1 - sessionGap, Value: 1 + rnd.Int64N(50)}
 		sc.arrivals = append(sc.arrivals,
 			engine.Arrival{Partition: na.partition, At: sc.at(first.TS) + between(rnd, 0, 2*time.Second), Event: first},
 			engine.Arrival{Partition: na.partition, At: backAt, Event: back})
 		lines = append(lines, fmt.Sprintf("  %s: scan stamped %s; back stamped %s (the session would end at %s), delivered at %s,\n"+
 			"      just after the emission at %s, when every quick region had a scan stamped %s",
 			key, clockOf(first.TS), clockOf(back.TS), clockOf(first.TS+sessionGap), clockOf(sc.from+backAt.Milliseconds()),
-			clockOf(sc.from+tick.Milliseconds()), clockOf(sc.from+(tick-500*time.Millisecond).Milliseconds())))
+			clockOf(sc.from+tick.Milliseconds()), clockOf(sc.from+(tick-time.Millisecond).Milliseconds())))
 	}
 	slices.SortStableFunc(sc.arrivals, func(a, b engine.Arrival) int { return cmp.Compare(a.At, b.At) })
 	r := runJob(t, sc)
-	checkResults(t, r, "NA's tills that came back just inside the gap, their comeback delivered 19.5 s after its scan and 18.5 s out of\n"+
-		"order with the rest of NA:\n"+strings.Join(lines, "\n")+"\n\n"+
+	checkResults(t, r, "NA's tills that came back just inside the gap, their comeback delivered 20 s after its scan and 20 s − 2 ms out\n"+
+		"of order with the rest of NA:\n"+strings.Join(lines, "\n")+"\n\n"+
 		"The source allows 20 s of disorder within a partition, and OutOfOrderness is what covers it: the watermark\n"+
 		"trails each partition's latest stamp by that much, so that a scan up to 20 s older still finds its session\n"+
 		"open. Cutting it shortens every latency and fires sessions before their last scan.")
