@@ -460,6 +460,18 @@ func peakBatch(name string, plant int) spec {
 	return spec{name: name, total: peakRate, flashes: []flash{{megamart, peakHotRate}}, plant: plant}
 }
 
+// twoDeals is a peak batch with two flash deals, first and second, sized as
+// the worst case for cfg's Salts (flashSplit): each leaves a payment over on
+// a sub-key, so that one worker can take one more of them than 10,000 /
+// Salts; where the salt count rules that out, 7,000 and 3,000.
+func twoDeals(name string, cfg JobConfig, first, second string) spec {
+	_, a := flashSplit(max(cfg.Salts, 1))
+	if a == 0 {
+		a = 3_000
+	}
+	return spec{name: name, total: peakRate, flashes: []flash{{first, peakHotRate - a}, {second, a}}, plant: -1}
+}
+
 // worstCase returns a peak batch whose worker with the most flash-deal
 // payments under the job's routing is also the one the other merchants load
 // most (restBusiestRate): it builds the batch, runs the job to see where the

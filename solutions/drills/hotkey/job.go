@@ -74,7 +74,7 @@ const (
 	// no more.
 	Parallelism = 8
 	// Salts splits a hot merchant over every worker: at the peak a third of
-	// 30,000 payments/s over 8 sub-keys is 1,250/s a worker. Fewer than 5
+	// 30,000 payments/s over 8 sub-keys is 1,250/s a worker. Fewer than 6
 	// leaves the busiest worker over 4,800/s; more than Parallelism puts
 	// two sub-keys on one worker, which buys nothing and costs merges.
 	Salts = 8
@@ -100,15 +100,19 @@ const (
 // worker carries at the sale's forecast peak, as this job commits to it.
 //
 // A hot merchant's payments go round-robin to its Salts sub-keys, each on
-// its own worker, so no worker gets more than ceil(10,000 / Salts) of the
-// flash deals' payments; the other merchants are not split and put at most
-// 2,800/s on a worker; the busiest worker can carry both:
+// its own worker, so with one flash deal no worker gets more than
+// ceil(10,000 / Salts) of its payments. Two deals at once are split each on
+// its own, and each can leave a payment over on the sub-key their worker
+// shares: 3,001 and 6,999 over 8 sub-keys give one worker 376 + 875 =
+// 1,251, one more than 10,000 / 8 rounded up. The other merchants are not
+// split and put at most 2,800/s on a worker, and the busiest worker can
+// carry both:
 //
-//	ceil(10,000 / 8) + 2,800 = 1,250 + 2,800 = 4,050/s ≤ 4,800/s (80% of 6,000/s)
+//	ceil(10,000 / 8) + 1 + 2,800 = 1,251 + 2,800 = 4,051/s ≤ 4,800/s (80% of 6,000/s)
 //
 // The bound is reached when the worker with the most flash-deal payments is
 // the one the other merchants load most.
-const CommittedPeakLoad = (peakHotRate+Salts-1)/Salts + restBusiestRate
+const CommittedPeakLoad = (peakHotRate+Salts-1)/Salts + 1 + restBusiestRate
 
 // Config returns the job's configuration.
 func Config() JobConfig {
