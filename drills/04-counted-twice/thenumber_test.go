@@ -16,15 +16,21 @@ import (
 // killed just as the next one begins, CheckpointInterval later, and the
 // open transaction is lost; the platform restarts it within restartWithin;
 // the replay closes the minute again at once, and the first checkpoint
-// after the restart commits it at most CheckpointInterval later. ok is
-// false when the config has no positive interval.
+// after the restart, at the next multiple of CheckpointInterval, commits
+// it. Counted in intervals from the checkpoint before the minute closed:
+// one to the kill, floor(restartWithin / CheckpointInterval) whole ones
+// inside the restart, and one to the next checkpoint (for an interval that
+// divides 30 s, 2 × CheckpointInterval + 30 s). ok is false when the config
+// has no positive interval.
 func configBound(cfg JobConfig) (bound time.Duration, sum string, ok bool) {
 	i := cfg.CheckpointInterval
 	if i <= 0 {
 		return 0, "", false
 	}
-	bound = i + restartWithin + i
-	return bound, fmt.Sprintf("CheckpointInterval %v + restart %v + CheckpointInterval %v = %v", i, restartWithin, i, bound), true
+	n := restartWithin/i + 2
+	bound = time.Duration(n) * i
+	return bound, fmt.Sprintf("(1 interval to the kill + %d whole in the %v restart + 1 to the next checkpoint) × CheckpointInterval %v = %v",
+		n-2, restartWithin, i, bound), true
 }
 
 // TestReaderIsolationIsReadCommitted certifies that the job states the isolation its readers rely on, ReaderIsolation, as read-committed: exactly-once holds for a reader that sees committed transactions only.

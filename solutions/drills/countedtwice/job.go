@@ -109,16 +109,18 @@ const restartWithin = 30 * time.Second
 // stored, the transaction is lost with the process; the restart, at most
 // restartWithin after the kill, resumes from the checkpoint before and the
 // replay closes the minute again at once, in the first transaction of the
-// restarted job, which the first checkpoint after the restart commits at
-// most CheckpointInterval later:
+// restarted job, which the first checkpoint after the restart commits: the
+// next multiple of CheckpointInterval. Counted in intervals from the
+// checkpoint before the minute closed, one to the kill, the whole ones
+// inside the restart, and one to that checkpoint:
 //
-//	CheckpointInterval 10 s + restart 30 s + CheckpointInterval 10 s = 50 s ≤ 60 s
+//	(1 + 30 s / 10 s + 1) × 10 s = CheckpointInterval 10 s + restart 30 s + CheckpointInterval 10 s = 50 s ≤ 60 s
 //
 // The bound is reached when the minute closes just after a checkpoint and
 // the job is killed just as the next one begins. It holds for one crash at
 // a time: a job killed again before its first checkpoint after a restart
 // adds another restart and interval.
-const MaxStaleness = CheckpointInterval + restartWithin + CheckpointInterval
+const MaxStaleness = (restartWithin/CheckpointInterval + 2) * CheckpointInterval
 
 // Config returns the job's configuration, with its checkpoints and the
 // usage table in dir.
