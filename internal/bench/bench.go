@@ -18,7 +18,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -225,15 +224,7 @@ func writeOverlay(scratch, root string, stages []int) (string, error) {
 			replace[filepath.Join(root, pkg, name)] = src
 		}
 	}
-	data, err := json.Marshal(map[string]any{"Replace": replace})
-	if err != nil {
-		return "", err
-	}
-	overlay := filepath.Join(scratch, "overlay.json")
-	if err := os.WriteFile(overlay, data, 0o644); err != nil {
-		return "", fmt.Errorf("writing the overlay: %w", err)
-	}
-	return overlay, nil
+	return gotest.WriteOverlay(scratch, replace)
 }
 
 // check returns the error of a go test run that printed out and ended with

@@ -1,7 +1,9 @@
 package gotest
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
 	"strings"
@@ -177,5 +179,26 @@ func TestBackgroundRunsAtLowerPriority(t *testing.T) {
 		require.NotNil(t, p)
 		require.Len(t, p.Tests, 1)
 		assert.Equal(t, Pass, p.Tests[0].Status, "Background=%v: the test binary should run at nice %d:\n%s", c.background, c.want, strings.Join(p.Tests[0].Output, ""))
+	}
+}
+
+// TestWriteOverlay checks the file -overlay reads: its Replace map, as
+// given, a "" (a file left out) included.
+func TestWriteOverlay(t *testing.T) {
+	dir := t.TempDir()
+	file, err := WriteOverlay(dir, map[string]string{"/course/lab/a.go": "/tmp/a.go", "/course/lab/b.go": ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Replace map[string]string }
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatalf("overlay %s is not JSON: %v", file, err)
+	}
+	if want := map[string]string{"/course/lab/a.go": "/tmp/a.go", "/course/lab/b.go": ""}; !maps.Equal(got.Replace, want) {
+		t.Errorf("Replace = %v, want %v", got.Replace, want)
 	}
 }

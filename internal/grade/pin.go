@@ -1,7 +1,6 @@
 package grade
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+
+	"github.com/flk-byo/course/internal/gotest"
 )
 
 // A pin is a folder of the student's tree that a build must see exactly as
@@ -71,13 +72,5 @@ func writePinOverlay(root, tmp string, pins []pin) (string, error) {
 			}
 		}
 	}
-	data, err := json.Marshal(struct{ Replace map[string]string }{replace})
-	if err != nil {
-		return "", err
-	}
-	file := filepath.Join(tmp, "overlay.json")
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		return "", fmt.Errorf("write the build overlay: %w", err)
-	}
-	return file, nil
+	return gotest.WriteOverlay(tmp, replace)
 }

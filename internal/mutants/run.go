@@ -2,7 +2,6 @@ package mutants
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -46,11 +45,6 @@ func Apply(root string, m Mutant, dir string) (ref, mutated string, err error) {
 	return ref, mutated, nil
 }
 
-// overlayFile is the JSON file go build -overlay reads.
-type overlayFile struct {
-	Replace map[string]string
-}
-
 // WriteOverlay applies m (see Apply) into dir and writes there the JSON
 // overlay that makes the go command read the mutated copy in place of the
 // reference file. It returns the overlay file's absolute path.
@@ -59,15 +53,7 @@ func WriteOverlay(root string, m Mutant, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data, err := json.MarshalIndent(overlayFile{Replace: map[string]string{ref: mutated}}, "", "\t")
-	if err != nil {
-		return "", err
-	}
-	overlay := filepath.Join(filepath.Dir(mutated), "overlay.json")
-	if err := os.WriteFile(overlay, append(data, '\n'), 0o644); err != nil {
-		return "", err
-	}
-	return overlay, nil
+	return gotest.WriteOverlay(filepath.Dir(mutated), map[string]string{ref: mutated})
 }
 
 // Verdict is what running a mutant showed.
