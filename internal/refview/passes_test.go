@@ -4,7 +4,6 @@ package refview
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path"
@@ -56,10 +55,8 @@ func TestEndToEndEveryViewPassesItsStages(t *testing.T) {
 					replace[filepath.Join(root, "lab", path.Base(name))] = copied
 				}
 			}
-			data, err := json.Marshal(map[string]any{"Replace": replace})
+			overlay, err := gotest.WriteOverlay(tmp, replace)
 			require.NoError(t, err)
-			overlay := filepath.Join(tmp, "overlay.json")
-			require.NoError(t, os.WriteFile(overlay, data, 0o644))
 
 			res, err := gotest.Run(context.Background(), gotest.Options{
 				Dir: root, Tags: "lab", Packages: pkgs, Overlay: overlay, Timeout: 2 * time.Minute,
