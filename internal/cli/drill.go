@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -109,6 +110,10 @@ func (e *env) drillList(args []string) error {
 		return nil
 	}
 	e.printf("%s\n", s.Bold("Incident drills: a broken job, a symptom, a fix to defend"))
+	slugs, titles := 0, 0
+	for _, d := range drills {
+		slugs, titles = max(slugs, len(d.Slug)), max(titles, utf8.RuneCountInString(d.Title))
+	}
 	for _, d := range drills {
 		state := s.Dim("not started")
 		switch id := d.ID(); {
@@ -117,7 +122,7 @@ func (e *env) drillList(args []string) error {
 		case e.prog.Started[id]:
 			state = s.Cyan("▶ started")
 		}
-		e.printf("  %02d  %-18s %-24s %s\n", d.Number, d.Slug, d.Title, state)
+		e.printf("  %02d  %-*s  %-*s  %s\n", d.Number, slugs, d.Slug, titles, d.Title, state)
 		e.printf("      %s\n", s.Dim(d.Concept+"; "+e.engineLine(d)))
 	}
 	e.printf("\nStart one with %s.\n", s.Cyan("de drill start "+drills[0].Slug))
