@@ -31,8 +31,8 @@ BenchmarkDe01/open-windows-2       	debug: window fired
        9	 167698264 ns/op	       500.0 baseline-cpu-ns/event	     15000 cpu-ns/event
 BenchmarkDe03/expiring-windows     	       7	 200010047 ns/op	       400.0 baseline-cpu-ns/event	       440 cpu-ns/event
 BenchmarkDe03/expiring-windows     	       7	 200010047 ns/op	       400.0 baseline-cpu-ns/event	       480 cpu-ns/event
-BenchmarkDe04/snapshot-2           	       2	 400000000 ns/op	       150.0 baseline-cpu-ns/window	       180.0 cpu-ns/window	22.57 baseline-bytes/window	26.51 bytes/window
-BenchmarkDe04/snapshot-2           	       2	 400000000 ns/op	       150.0 baseline-cpu-ns/window	       180.0 cpu-ns/window	22.57 baseline-bytes/window	26.51 bytes/window
+BenchmarkDe04/snapshot-1000000-2           	       2	 400000000 ns/op	       150.0 baseline-cpu-ns/window	       180.0 cpu-ns/window	22.57 baseline-bytes/window	26.51 bytes/window
+BenchmarkDe04/snapshot-1000000-2           	       2	 400000000 ns/op	       150.0 baseline-cpu-ns/window	       180.0 cpu-ns/window	22.57 baseline-bytes/window	26.51 bytes/window
 PASS
 ok  	github.com/flk-byo/course/lab	25.1s
 pkg: github.com/flk-byo/course/solutions
@@ -66,13 +66,13 @@ func TestParseReadsEverySampleOfEachPackageInRunOrder(t *testing.T) {
 	assert.Equal(t, 15000.0, open[1]["cpu-ns/event"])
 	assert.Len(t, m.Samples(LabPkg, "BenchmarkDe03/expiring-windows"), 2, "a name without the -GOMAXPROCS suffix")
 	assert.Len(t, m.Samples(RefPkg, "BenchmarkDe01/throughput"), 2)
-	assert.Empty(t, m.Samples(RefPkg, "BenchmarkDe04/snapshot"))
+	assert.Empty(t, m.Samples(RefPkg, "BenchmarkDe04/snapshot-1000000"))
 }
 
 func TestParseRecordsFailuresAndCrashesWithTheirPackage(t *testing.T) {
 	out := `pkg: github.com/flk-byo/course/lab
 BenchmarkDe01/throughput-2   	       1	1000000000 ns/op	      1000 cpu-ns/event
---- FAIL: BenchmarkDe04/snapshot
+--- FAIL: BenchmarkDe04/snapshot-100000
     stagebench.go:61: not implemented yet: TODO: encode the state
 --- FAIL: BenchmarkDe04
 FAIL
@@ -86,7 +86,7 @@ FAIL	github.com/flk-byo/course/solutions	0.4s
 `
 	m := Parse(strings.NewReader(out))
 	assert.Equal(t, []Failure{
-		{Package: LabPkg, Benchmark: "BenchmarkDe04/snapshot", Message: "not implemented yet: TODO: encode the state"},
+		{Package: LabPkg, Benchmark: "BenchmarkDe04/snapshot-100000", Message: "not implemented yet: TODO: encode the state"},
 		{Package: RefPkg, Message: "panic: runtime error: index out of range [3] with length 3"},
 	}, m.Failures)
 }
@@ -123,7 +123,7 @@ func TestCheckSaysInOneLineWhoseFailureItIs(t *testing.T) {
 		},
 		{
 			name:     "stage 04 is still the skeleton",
-			out:      "pkg: github.com/flk-byo/course/lab\n--- FAIL: BenchmarkDe04/snapshot\n    stagebench.go:61: not implemented yet: TODO: encode\nFAIL\tgithub.com/flk-byo/course/lab\t0.1s\n",
+			out:      "pkg: github.com/flk-byo/course/lab\n--- FAIL: BenchmarkDe04/snapshot-100000\n    stagebench.go:61: not implemented yet: TODO: encode\nFAIL\tgithub.com/flk-byo/course/lab\t0.1s\n",
 			runErr:   exit,
 			work:     true,
 			contains: "finish stage 04 first, or run de bench --stage 03",
@@ -185,7 +185,7 @@ func TestRatiosPairTheRunsOfTheSameGoTestRun(t *testing.T) {
 	assert.Equal(t, 0.5, thr.Min)
 	assert.Equal(t, 1.0, thr.Max)
 
-	_, ok = comparisonOf(t, "BenchmarkDe04/snapshot").Ratio(m, RefPkg)
+	_, ok = comparisonOf(t, "BenchmarkDe04/snapshot-1000000").Ratio(m, RefPkg)
 	assert.False(t, ok, "no ratio without samples")
 }
 
@@ -260,7 +260,35 @@ func TestTableIsConsistent(t *testing.T) {
 }
 
 func TestBenchPatternSelectsTheStagesFunctionsOnly(t *testing.T) {
-	assert.Equal(t, "^(BenchmarkDe01|BenchmarkDe03)$", benchPattern([]int{1, 3}))
+	assert.Equal(t, "^(BenchmarkDe01|BenchmarkDe03)$/^(throughput|open-windows|expiring-windows)$", benchPattern([]int{1, 3}, false))
+	assert.Equal(t, "^(BenchmarkDe01|BenchmarkDe03)$/^(throughput|open-windows|expiring-windows)$", benchPattern([]int{1, 3}, true))
+}
+
+// TestQuickAndFullRunsCheckpointsAtTheirOwnScale certifies that the quick
+// default run measures stage 04's checkpoints at the small scale and --full
+// at the million windows of the card, each one scale only, and that every
+// other benchmark runs in both.
+func TestQuickAndFullRunsCheckpointsAtTheirOwnScale(t *testing.T) {
+	for _, tc := range []struct {
+		full bool
+		want string
+	}{
+		{false, "^(BenchmarkDe01|BenchmarkDe03|BenchmarkDe04)$/^(throughput|open-windows|expiring-windows|snapshot-100000|restore-100000)$"},
+		{true, "^(BenchmarkDe01|BenchmarkDe03|BenchmarkDe04)$/^(throughput|open-windows|expiring-windows|snapshot-1000000|restore-1000000)$"},
+	} {
+		assert.Equal(t, tc.want, benchPattern(Stages(4), tc.full), "full %v", tc.full)
+		for _, b := range benchmarksOf(Stages(4), tc.full) {
+			if b.Stage == 4 {
+				want := map[bool]int{false: 100_000, true: 1_000_000}[tc.full]
+				assert.Equal(t, want, b.Subject.Windows, "%s in the run with full %v", b.FullName(), tc.full)
+			}
+		}
+	}
+	for _, b := range Benchmarks {
+		if b.Stage != 4 {
+			assert.True(t, b.In(false) && b.In(true), "%s must run in both runs", b.FullName())
+		}
+	}
 }
 
 // exitError returns the error of a command that ran and failed.
