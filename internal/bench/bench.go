@@ -112,7 +112,7 @@ func Run(ctx context.Context, o Options) (*Measurements, error) {
 		return nil, ctx.Err()
 	}
 	m := Parse(bytes.NewReader(out.Bytes()))
-	m.Stage = o.Stage
+	m.Stage, m.Full = o.Stage, o.Full
 	return m, check(m, out.String(), runErr)
 }
 

@@ -105,8 +105,12 @@ const (
 )
 
 // In reports whether b is part of the full run (full) or of the quick one.
-func (b Benchmark) In(full bool) bool {
-	switch b.Depth {
+func (b Benchmark) In(full bool) bool { return b.Depth.In(full) }
+
+// In reports whether the benchmarks and comparisons of depth d are part of
+// the full run (full) or of the quick one.
+func (d Depth) In(full bool) bool {
+	switch d {
 	case QuickRun:
 		return !full
 	case FullRun:
@@ -179,11 +183,23 @@ const (
 // measure.
 var SlidingRatios = []int64{1, 4, 16, 64}
 
-// SeenTTLEvents are the stream lengths of stage 10's benchmarks, prefixes
-// of kit.BenchmarkStream: with the tight TTL, the IDs remembered should be
-// as many at the longer as at the shorter, those of the last TTL and delay
-// of event time.
-var SeenTTLEvents = []int{100_000, 1_000_000}
+// SeenTTLLength is a stream length of stage 10's benchmarks, a prefix of
+// kit.BenchmarkStream, and the runs that measure it.
+type SeenTTLLength struct {
+	Events int
+	Depth  Depth
+}
+
+// SeenTTLLengths are the stream lengths of stage 10's benchmarks: with the
+// tight TTL, the IDs remembered should be as many at the longer as at the
+// shorter, those of the last TTL and delay of event time. The quick default
+// measures the two shorter, a step of 10× in a second or two; --full the
+// two longer, where a million events take a few seconds a pass.
+var SeenTTLLengths = []SeenTTLLength{{10_000, QuickRun}, {100_000, EveryRun}, {1_000_000, FullRun}}
+
+// seenTTLWorry is the length whose remembered IDs de bench explains when a
+// lab's TTL forgets too few: one that both runs measure.
+const seenTTLWorry = 100_000
 
 // BroadcastEvents is the stream of stage 11's benchmarks, a prefix of
 // kit.BenchmarkStream, through 4 subtasks of 128 key groups;
@@ -256,8 +272,8 @@ func checkpointName(op string, sc CheckpointScale) string {
 // 11's, one per BroadcastPrefixes.
 func extensionBenchmarks() []Benchmark {
 	var bs []Benchmark
-	for _, n := range SeenTTLEvents {
-		bs = append(bs, seenTTLBenchmark(n))
+	for _, l := range SeenTTLLengths {
+		bs = append(bs, seenTTLBenchmark(l))
 	}
 	for _, n := range BroadcastPrefixes {
 		bs = append(bs, broadcastBenchmark(n))
@@ -265,9 +281,9 @@ func extensionBenchmarks() []Benchmark {
 	return bs
 }
 
-// seenTTLBenchmark is stage 10's benchmark over n events.
-func seenTTLBenchmark(n int) Benchmark {
-	return Benchmark{Stage: 10, Name: fmt.Sprintf("events-%d", n), Kind: SeenTTL, Subject: Shape{Events: n}}
+// seenTTLBenchmark is stage 10's benchmark over l.Events events.
+func seenTTLBenchmark(l SeenTTLLength) Benchmark {
+	return Benchmark{Stage: 10, Name: fmt.Sprintf("events-%d", l.Events), Kind: SeenTTL, Subject: Shape{Events: l.Events}, Depth: l.Depth}
 }
 
 // broadcastBenchmark is stage 11's benchmark with n rule prefixes.
@@ -303,6 +319,7 @@ type Metric struct{ Benchmark, Unit string }
 // each comparison as a row headed by its Label.
 type Comparison struct {
 	Stage             int
+	Depth             Depth  // the runs that print it: its benchmarks
 	Title             string // what the ratio measures, as de bench heads it
 	Goal              string // how to read it
 	Group, Label      string
@@ -348,13 +365,14 @@ var Comparisons = append([]Comparison{
 // remembers.
 func seenTTLComparisons() []Comparison {
 	var cs []Comparison
-	for i, n := range SeenTTLEvents {
-		b := seenTTLBenchmark(n)
+	for _, l := range SeenTTLLengths {
+		n, b := l.Events, seenTTLBenchmark(l)
 		row := func(label, unit string) Comparison {
 			return Comparison{
 				Stage:    10,
+				Depth:    l.Depth,
 				Title:    fmt.Sprintf("%s, %s events, TTL ÷ none", label, thousands(n)),
-				Goal:     fmt.Sprintf("per event about 1×, a little more on a short stream; with the TTL as many IDs remembered at %s events as at %s, so that ratio falls tenfold", thousands(SeenTTLEvents[len(SeenTTLEvents)-1]), thousands(SeenTTLEvents[0])),
+				Goal:     "per event about 1×, a little more on a short stream; with the TTL as many IDs remembered on the longer stream as on the shorter, so that ratio falls tenfold",
 				Group:    "forgetting seen IDs: the tight TTL (WindowSize + AllowedLateness) ÷ no TTL, as the stream grows",
 				Legend:   "prefixes of the benchmark stream (1 s windows, 5 s of disorder as the delay, 100 events a second); IDs remembered before Flush: without a TTL every one, with it those of the last TTL and delay of event time",
 				Label:    fmt.Sprintf("%s, %s events", label, thousands(n)),
@@ -363,7 +381,7 @@ func seenTTLComparisons() []Comparison {
 			}
 		}
 		ids := row("remembered IDs", "remembered-IDs")
-		if i == len(SeenTTLEvents)-1 {
+		if n == seenTTLWorry {
 			ids.Worry = 0.5
 			ids.Diagnosis = "your processor still remembers most IDs with the TTL: forget every ID whose TS + seenTTL the watermark has reached, on each call that raises it (stage 10's card, rule 4)"
 		}
@@ -474,6 +492,7 @@ func checkpointComparison(title, op, unit string, sc CheckpointScale) Comparison
 	full := TopLevel(4) + "/" + checkpointName(op, sc)
 	return Comparison{
 		Stage:     4,
+		Depth:     sc.Depth,
 		Title:     fmt.Sprintf("%s, per window, %s windows ÷ %s", title, thousands(sc.Large), thousands(sc.Small)),
 		Goal:      "linear, about 1×, is the goal",
 		Subject:   Metric{full, unit},

@@ -33,8 +33,8 @@ in the same run:
        over a naive strategy (an update per window) and a sliced one (an update
        per event, a merge per firing) timed beside it.
    10  the cost per event with the tight seen-ID TTL over without one, and the IDs
-       each remembers, at 100 000 and 1 000 000 events: with the TTL, as many at
-       both lengths.
+       each remembers, at 10 000 and 100 000 events (with --full, 100 000 and
+       1 000 000): with the TTL, as many at both lengths.
    11  the BroadcastProcessor's CPU time per event over the ParallelProcessor's
        alone, at 1, 10 and 100 rule prefixes.
    12  your BackendProcessor on your Pebble backend over on your heap backend:
