@@ -19,7 +19,7 @@ var seenTTLAPI = stagebench.API{
 // BenchmarkSeenTTL measures the lesson of stage 10 on the reference alone:
 // de bench's stage 10 benchmarks (package stagebench), which run prefixes
 // of the benchmark stream (1 s windows, 5 s of disorder as the watermark
-// delay) of 100 000 and 1 000 000 events through a processor with the
+// delay) of 10 000, 100 000 and 1 000 000 events through a processor with the
 // tight TTL, WindowSize + AllowedLateness, and one without a TTL, in turn
 // within every iteration, and report per event the CPU time of each and,
 // as remembered-IDs, how many IDs each remembers at the end of the stream

@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,6 +39,9 @@ type Options struct {
 	Stage     int    // the last stage reached: the benchmarks of stages 1..Stage run
 	Count     int    // go test -count; ≥ 1
 	Benchtime string // go test -benchtime; "" for go's default
+	// Full selects the full run's benchmarks (de bench --full), whose
+	// states are larger, in place of the quick default's (Benchmark.In).
+	Full bool
 	// Progress, if not nil, gets a line as each benchmark finishes, so that
 	// a run of a minute or more is not a silent one.
 	Progress io.Writer
@@ -85,7 +89,7 @@ func Run(ctx context.Context, o Options) (*Measurements, error) {
 	}
 
 	args := []string{"test", "-p", "1", "-tags", RefTags, "-overlay", overlay,
-		"-run", "^$", "-bench", benchPattern(stages), "-benchmem", "-count", strconv.Itoa(o.Count)}
+		"-run", "^$", "-bench", benchPattern(stages, o.Full), "-benchmem", "-count", strconv.Itoa(o.Count)}
 	if o.Benchtime != "" {
 		args = append(args, "-benchtime", o.Benchtime)
 	}
@@ -99,7 +103,7 @@ func Run(ctx context.Context, o Options) (*Measurements, error) {
 	if o.Progress != nil {
 		// One writer for both, so that go test's two streams stay in one
 		// order (exec shares a pipe between equal writers).
-		w := io.MultiWriter(&out, &progress{w: o.Progress, total: 2 * o.Count * benchmarksOf(stages), start: time.Now()})
+		w := io.MultiWriter(&out, &progress{w: o.Progress, total: 2 * o.Count * len(benchmarksOf(stages, o.Full)), start: time.Now()})
 		cmd.Stdout, cmd.Stderr = w, w
 	}
 	runErr := cmd.Run()
@@ -107,7 +111,7 @@ func Run(ctx context.Context, o Options) (*Measurements, error) {
 		return nil, ctx.Err()
 	}
 	m := Parse(bytes.NewReader(out.Bytes()))
-	m.Stage = o.Stage
+	m.Stage, m.Full = o.Stage, o.Full
 	return m, check(m, out.String(), runErr)
 }
 
@@ -134,15 +138,16 @@ func Stages(last int) []int {
 	return stages
 }
 
-// benchmarksOf returns how many benchmarks of the table stages have.
-func benchmarksOf(stages []int) int {
-	n := 0
+// benchmarksOf returns the benchmarks of the table that stages have in the
+// full run (full) or in the quick one.
+func benchmarksOf(stages []int, full bool) []Benchmark {
+	var bs []Benchmark
 	for _, b := range Benchmarks {
-		if slices.Contains(stages, b.Stage) {
-			n++
+		if slices.Contains(stages, b.Stage) && b.In(full) {
+			bs = append(bs, b)
 		}
 	}
-	return n
+	return bs
 }
 
 // progress is the writer of Options.Progress: it reads go test's output
@@ -200,13 +205,20 @@ func (p *progress) see(line string) {
 }
 
 // benchPattern is the -bench pattern that selects the benchmark functions
-// of stages: ^(BenchmarkDe01|BenchmarkDe03)$ and all their sub-benchmarks.
-func benchPattern(stages []int) string {
-	names := make([]string, len(stages))
+// of stages and, under them, the sub-benchmarks of the full run (full) or
+// of the quick one: ^(BenchmarkDe01|BenchmarkDe03)$/^(throughput|…)$.
+func benchPattern(stages []int, full bool) string {
+	tops := make([]string, len(stages))
 	for i, s := range stages {
-		names[i] = TopLevel(s)
+		tops[i] = TopLevel(s)
 	}
-	return "^(" + strings.Join(names, "|") + ")$"
+	var subs []string
+	for _, b := range benchmarksOf(stages, full) {
+		if sub := regexp.QuoteMeta(b.Name); !slices.Contains(subs, sub) {
+			subs = append(subs, sub)
+		}
+	}
+	return "^(" + strings.Join(tops, "|") + ")$/^(" + strings.Join(subs, "|") + ")$"
 }
 
 // writeOverlay writes, into scratch, each stage's adapter for package lab

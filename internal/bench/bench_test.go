@@ -31,8 +31,8 @@ BenchmarkDe01/open-windows-2       	debug: window fired
        9	 167698264 ns/op	       500.0 baseline-cpu-ns/event	     15000 cpu-ns/event
 BenchmarkDe03/expiring-windows     	       7	 200010047 ns/op	       400.0 baseline-cpu-ns/event	       440 cpu-ns/event
 BenchmarkDe03/expiring-windows     	       7	 200010047 ns/op	       400.0 baseline-cpu-ns/event	       480 cpu-ns/event
-BenchmarkDe04/snapshot-2           	       2	 400000000 ns/op	       150.0 baseline-cpu-ns/window	       180.0 cpu-ns/window	22.57 baseline-bytes/window	26.51 bytes/window
-BenchmarkDe04/snapshot-2           	       2	 400000000 ns/op	       150.0 baseline-cpu-ns/window	       180.0 cpu-ns/window	22.57 baseline-bytes/window	26.51 bytes/window
+BenchmarkDe04/snapshot-100000-2           	       2	 400000000 ns/op	       150.0 baseline-cpu-ns/window	       180.0 cpu-ns/window	22.57 baseline-bytes/window	26.51 bytes/window
+BenchmarkDe04/snapshot-100000-2           	       2	 400000000 ns/op	       150.0 baseline-cpu-ns/window	       180.0 cpu-ns/window	22.57 baseline-bytes/window	26.51 bytes/window
 PASS
 ok  	github.com/flk-byo/course/lab	25.1s
 pkg: github.com/flk-byo/course/solutions
@@ -66,13 +66,13 @@ func TestParseReadsEverySampleOfEachPackageInRunOrder(t *testing.T) {
 	assert.Equal(t, 15000.0, open[1]["cpu-ns/event"])
 	assert.Len(t, m.Samples(LabPkg, "BenchmarkDe03/expiring-windows"), 2, "a name without the -GOMAXPROCS suffix")
 	assert.Len(t, m.Samples(RefPkg, "BenchmarkDe01/throughput"), 2)
-	assert.Empty(t, m.Samples(RefPkg, "BenchmarkDe04/snapshot"))
+	assert.Empty(t, m.Samples(RefPkg, "BenchmarkDe04/snapshot-100000"))
 }
 
 func TestParseRecordsFailuresAndCrashesWithTheirPackage(t *testing.T) {
 	out := `pkg: github.com/flk-byo/course/lab
 BenchmarkDe01/throughput-2   	       1	1000000000 ns/op	      1000 cpu-ns/event
---- FAIL: BenchmarkDe04/snapshot
+--- FAIL: BenchmarkDe04/snapshot-100000
     stagebench.go:61: not implemented yet: TODO: encode the state
 --- FAIL: BenchmarkDe04
 FAIL
@@ -86,7 +86,7 @@ FAIL	github.com/flk-byo/course/solutions	0.4s
 `
 	m := Parse(strings.NewReader(out))
 	assert.Equal(t, []Failure{
-		{Package: LabPkg, Benchmark: "BenchmarkDe04/snapshot", Message: "not implemented yet: TODO: encode the state"},
+		{Package: LabPkg, Benchmark: "BenchmarkDe04/snapshot-100000", Message: "not implemented yet: TODO: encode the state"},
 		{Package: RefPkg, Message: "panic: runtime error: index out of range [3] with length 3"},
 	}, m.Failures)
 }
@@ -123,7 +123,7 @@ func TestCheckSaysInOneLineWhoseFailureItIs(t *testing.T) {
 		},
 		{
 			name:     "stage 04 is still the skeleton",
-			out:      "pkg: github.com/flk-byo/course/lab\n--- FAIL: BenchmarkDe04/snapshot\n    stagebench.go:61: not implemented yet: TODO: encode\nFAIL\tgithub.com/flk-byo/course/lab\t0.1s\n",
+			out:      "pkg: github.com/flk-byo/course/lab\n--- FAIL: BenchmarkDe04/snapshot-100000\n    stagebench.go:61: not implemented yet: TODO: encode\nFAIL\tgithub.com/flk-byo/course/lab\t0.1s\n",
 			runErr:   exit,
 			work:     true,
 			contains: "finish stage 04 first, or run de bench --stage 03",
@@ -185,7 +185,7 @@ func TestRatiosPairTheRunsOfTheSameGoTestRun(t *testing.T) {
 	assert.Equal(t, 0.5, thr.Min)
 	assert.Equal(t, 1.0, thr.Max)
 
-	_, ok = comparisonOf(t, "BenchmarkDe04/snapshot").Ratio(m, RefPkg)
+	_, ok = comparisonOf(t, "BenchmarkDe04/snapshot-100000").Ratio(m, RefPkg)
 	assert.False(t, ok, "no ratio without samples")
 }
 
@@ -204,9 +204,9 @@ func TestReportPrintsTheComparisonsOfTheStagesReached(t *testing.T) {
 		"  20× on your lab/: your processor does work in proportion to its open windows on every event",
 		"03 per event, 10 000 fired windows waiting out their lateness ÷ 2",
 		"  reference:   not measured\n",
-		"04 Snapshot, per window, 1 000 000 windows ÷ 10 000 (linear, about 1×, is the goal):\n",
+		"04 Snapshot, per window, 100 000 windows ÷ 1 000 (linear, about 1×, is the goal):\n",
 		"  lab/:        1.20×  (150 → 180 CPU ns/window; 1.20–1.20× over 2 runs)\n",
-		"04 snapshot size, per window, 1 000 000 windows ÷ 10 000",
+		"04 snapshot size, per window, 100 000 windows ÷ 1 000",
 		"(22.57 → 26.51 bytes/window; 1.17–1.17× over 2 runs)",
 		"  noise floor: the reference's own 2 runs read 0.80–1.20× its mean; a ratio within that is no difference\n",
 		"--full",
@@ -260,7 +260,54 @@ func TestTableIsConsistent(t *testing.T) {
 }
 
 func TestBenchPatternSelectsTheStagesFunctionsOnly(t *testing.T) {
-	assert.Equal(t, "^(BenchmarkDe01|BenchmarkDe03)$", benchPattern([]int{1, 3}))
+	assert.Equal(t, "^(BenchmarkDe01|BenchmarkDe03)$/^(throughput|open-windows|expiring-windows)$", benchPattern([]int{1, 3}, false))
+	assert.Equal(t, "^(BenchmarkDe01|BenchmarkDe03)$/^(throughput|open-windows|expiring-windows)$", benchPattern([]int{1, 3}, true))
+}
+
+// TestQuickAndFullRunsMeasureTheirOwnScale certifies that the quick
+// default run measures stage 04's checkpoints at the small scale and --full
+// at the million windows of the card, each one scale only; that stage 10's
+// quick run takes 10 000 and 100 000 events and --full 100 000 and
+// 1 000 000; and that every other benchmark runs in both.
+func TestQuickAndFullRunsMeasureTheirOwnScale(t *testing.T) {
+	for _, tc := range []struct {
+		full bool
+		want string
+	}{
+		{false, "^(BenchmarkDe01|BenchmarkDe03|BenchmarkDe04)$/^(throughput|open-windows|expiring-windows|snapshot-100000|restore-100000)$"},
+		{true, "^(BenchmarkDe01|BenchmarkDe03|BenchmarkDe04)$/^(throughput|open-windows|expiring-windows|snapshot-1000000|restore-1000000)$"},
+	} {
+		assert.Equal(t, tc.want, benchPattern(Stages(4), tc.full), "full %v", tc.full)
+		for _, b := range benchmarksOf(Stages(4), tc.full) {
+			if b.Stage == 4 {
+				want := map[bool]int{false: 100_000, true: 1_000_000}[tc.full]
+				assert.Equal(t, want, b.Subject.Windows, "%s in the run with full %v", b.FullName(), tc.full)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		full bool
+		want []int
+	}{{false, []int{10_000, 100_000}}, {true, []int{100_000, 1_000_000}}} {
+		var got []int
+		for _, b := range benchmarksOf(Stages(10), tc.full) {
+			if b.Stage == 10 {
+				got = append(got, b.Subject.Events)
+			}
+		}
+		assert.Equal(t, tc.want, got, "stage 10's stream lengths in the run with full %v", tc.full)
+	}
+	m := Parse(strings.NewReader(outputExtensions)) // --full's lengths, 100 000 and 1 000 000
+	m.Stage = 10
+	var quick strings.Builder
+	Report(&quick, m)
+	assert.NotContains(t, quick.String(), "1 000 000 events", "the quick run's report has no row of --full's")
+	assert.Contains(t, quick.String(), "remembered IDs, 10 000 events:")
+	for _, b := range Benchmarks {
+		if b.Stage != 4 && b.Stage != 10 {
+			assert.True(t, b.In(false) && b.In(true), "%s must run in both runs", b.FullName())
+		}
+	}
 }
 
 // exitError returns the error of a command that ran and failed.
@@ -430,7 +477,7 @@ func TestReportPrintsStages10And11AsOneTableEach(t *testing.T) {
 			Ratio{Mean: (7600.0/4200 + 2) / 2, Min: 7600.0 / 4200, Max: 2, Runs: 2, Subject: 7800, Baseline: 4100}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			m.Stage = tc.stage
+			m.Stage, m.Full = tc.stage, true // the lengths of --full
 			var out strings.Builder
 			Report(&out, m)
 			report := out.String()

@@ -66,13 +66,14 @@ func (m *Measurements) mean(pkg string, metric Metric) (mean float64, runs int) 
 	return mean, len(vs)
 }
 
-// Report writes every comparison of the stages m covers for which m has
-// samples, lab beside reference, then a note on noise.
+// Report writes every comparison of the stages m covers and of its run
+// (quick or full) for which m has samples, lab beside reference, then a
+// note on noise.
 func Report(w io.Writer, m *Measurements) {
 	wrote := false
 	for i := 0; i < len(Comparisons); i++ {
 		c := Comparisons[i]
-		if c.Stage > m.Stage {
+		if c.Stage > m.Stage || !c.Depth.In(m.Full) {
 			continue
 		}
 		var ok bool
@@ -82,7 +83,13 @@ func Report(w io.Writer, m *Measurements) {
 			for j < len(Comparisons) && Comparisons[j].Group == c.Group {
 				j++
 			}
-			ok = reportGroup(w, m, Comparisons[i:j])
+			var group []Comparison
+			for _, g := range Comparisons[i:j] {
+				if g.Depth.In(m.Full) {
+					group = append(group, g)
+				}
+			}
+			ok = reportGroup(w, m, group)
 			i = j - 1
 		case c.Across:
 			ok = reportAcross(w, m, c)

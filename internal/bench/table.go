@@ -88,6 +88,35 @@ type Benchmark struct {
 	Name              string // its name under BenchmarkDeNN
 	Kind              Kind
 	Baseline, Subject Shape
+	Depth             Depth // the runs it is part of
+}
+
+// Depth is which runs of de bench a benchmark is part of.
+type Depth int
+
+const (
+	// EveryRun benchmarks run in the quick default run and in --full.
+	EveryRun Depth = iota
+	// QuickRun benchmarks run only in the quick default: a smaller state
+	// than their FullRun twin, so that the default run answers in seconds.
+	QuickRun
+	// FullRun benchmarks run only in --full.
+	FullRun
+)
+
+// In reports whether b is part of the full run (full) or of the quick one.
+func (b Benchmark) In(full bool) bool { return b.Depth.In(full) }
+
+// In reports whether the benchmarks and comparisons of depth d are part of
+// the full run (full) or of the quick one.
+func (d Depth) In(full bool) bool {
+	switch d {
+	case QuickRun:
+		return !full
+	case FullRun:
+		return full
+	}
+	return true
 }
 
 // FullName is the benchmark's name as go test prints it, less the
@@ -118,12 +147,24 @@ const (
 	ScalingEvents          = 2 * ScalingKept * ScalingEventsPerWindow
 )
 
-// The sizes of the checkpoint benchmarks: stage 04's card promises size
-// and time linear in the state up to a million windows.
-const (
-	CheckpointSmall = 10_000
-	CheckpointLarge = 1_000_000
-)
+// CheckpointScale is a pair of sizes of the checkpoint benchmarks, in
+// windows, and the runs that measure it.
+type CheckpointScale struct {
+	Small, Large int
+	Depth        Depth
+}
+
+// CheckpointScales are the sizes of the checkpoint benchmarks. Stage 04's
+// card promises size and time linear in the state up to a million windows,
+// which --full measures. Opening a million windows, snapshotting and
+// restoring them takes a learner's processor about 12 s, so the quick
+// default measures a step of the same 100× at a tenth of the state: a step
+// repeated for every window over all the others still shows as 100×, an n
+// log n sort as about 1.7× where a linear one reads about 1×.
+var CheckpointScales = []CheckpointScale{
+	{Small: 1_000, Large: 100_000, Depth: QuickRun},
+	{Small: 10_000, Large: 1_000_000, Depth: FullRun},
+}
 
 // The sliding stream: SlidingEvents events over SlidingKeys keys,
 // SlidingEventsPerSlide to a slide of SlidingSlide ms on average, with
@@ -142,11 +183,23 @@ const (
 // measure.
 var SlidingRatios = []int64{1, 4, 16, 64}
 
-// SeenTTLEvents are the stream lengths of stage 10's benchmarks, prefixes
-// of kit.BenchmarkStream: with the tight TTL, the IDs remembered should be
-// as many at the longer as at the shorter, those of the last TTL and delay
-// of event time.
-var SeenTTLEvents = []int{100_000, 1_000_000}
+// SeenTTLLength is a stream length of stage 10's benchmarks, a prefix of
+// kit.BenchmarkStream, and the runs that measure it.
+type SeenTTLLength struct {
+	Events int
+	Depth  Depth
+}
+
+// SeenTTLLengths are the stream lengths of stage 10's benchmarks: with the
+// tight TTL, the IDs remembered should be as many at the longer as at the
+// shorter, those of the last TTL and delay of event time. The quick default
+// measures the two shorter, a step of 10× in a second or two; --full the
+// two longer, where a million events take a few seconds a pass.
+var SeenTTLLengths = []SeenTTLLength{{10_000, QuickRun}, {100_000, EveryRun}, {1_000_000, FullRun}}
+
+// seenTTLWorry is the length whose remembered IDs de bench explains when a
+// lab's TTL forgets too few: one that both runs measure.
+const seenTTLWorry = 100_000
 
 // BroadcastEvents is the stream of stage 11's benchmarks, a prefix of
 // kit.BenchmarkStream, through 4 subtasks of 128 key groups;
@@ -190,20 +243,37 @@ var Benchmarks = append([]Benchmark{
 	{Stage: 1, Name: "throughput", Kind: Throughput},
 	{Stage: 1, Name: "open-windows", Kind: Scaling, Baseline: few, Subject: Shape{Delay: ScalingKept}},
 	{Stage: 3, Name: "expiring-windows", Kind: Scaling, Baseline: few, Subject: Shape{Delay: 1, Lateness: ScalingKept}},
-	{Stage: 4, Name: "snapshot", Kind: Snapshot, Baseline: Shape{Windows: CheckpointSmall}, Subject: Shape{Windows: CheckpointLarge}},
-	{Stage: 4, Name: "restore", Kind: Restore, Baseline: Shape{Windows: CheckpointSmall}, Subject: Shape{Windows: CheckpointLarge}},
-}, append(append(slidingBenchmarks(), extensionBenchmarks()...),
+}, append(append(append(checkpointBenchmarks(), slidingBenchmarks()...), extensionBenchmarks()...),
 	Benchmark{Stage: 12, Name: "backend-throughput", Kind: BackendThroughput},
 	Benchmark{Stage: 12, Name: "backend-memory", Kind: BackendMemory},
 	Benchmark{Stage: 12, Name: "backend-checkpoint", Kind: BackendCheckpoint},
 )...)
 
+// checkpointBenchmarks are stage 04's, snapshot and restore at each of
+// CheckpointScales.
+func checkpointBenchmarks() []Benchmark {
+	var bs []Benchmark
+	for _, sc := range CheckpointScales {
+		small, large := Shape{Windows: sc.Small}, Shape{Windows: sc.Large}
+		bs = append(bs,
+			Benchmark{Stage: 4, Name: checkpointName("snapshot", sc), Kind: Snapshot, Baseline: small, Subject: large, Depth: sc.Depth},
+			Benchmark{Stage: 4, Name: checkpointName("restore", sc), Kind: Restore, Baseline: small, Subject: large, Depth: sc.Depth})
+	}
+	return bs
+}
+
+// checkpointName is the name of stage 04's benchmark of op at sc:
+// snapshot-100000.
+func checkpointName(op string, sc CheckpointScale) string {
+	return fmt.Sprintf("%s-%d", op, sc.Large)
+}
+
 // extensionBenchmarks are stage 10's, one per SeenTTLEvents, and stage
 // 11's, one per BroadcastPrefixes.
 func extensionBenchmarks() []Benchmark {
 	var bs []Benchmark
-	for _, n := range SeenTTLEvents {
-		bs = append(bs, seenTTLBenchmark(n))
+	for _, l := range SeenTTLLengths {
+		bs = append(bs, seenTTLBenchmark(l))
 	}
 	for _, n := range BroadcastPrefixes {
 		bs = append(bs, broadcastBenchmark(n))
@@ -211,9 +281,9 @@ func extensionBenchmarks() []Benchmark {
 	return bs
 }
 
-// seenTTLBenchmark is stage 10's benchmark over n events.
-func seenTTLBenchmark(n int) Benchmark {
-	return Benchmark{Stage: 10, Name: fmt.Sprintf("events-%d", n), Kind: SeenTTL, Subject: Shape{Events: n}}
+// seenTTLBenchmark is stage 10's benchmark over l.Events events.
+func seenTTLBenchmark(l SeenTTLLength) Benchmark {
+	return Benchmark{Stage: 10, Name: fmt.Sprintf("events-%d", l.Events), Kind: SeenTTL, Subject: Shape{Events: l.Events}, Depth: l.Depth}
 }
 
 // broadcastBenchmark is stage 11's benchmark with n rule prefixes.
@@ -249,6 +319,7 @@ type Metric struct{ Benchmark, Unit string }
 // each comparison as a row headed by its Label.
 type Comparison struct {
 	Stage             int
+	Depth             Depth  // the runs that print it: its benchmarks
 	Title             string // what the ratio measures, as de bench heads it
 	Goal              string // how to read it
 	Group, Label      string
@@ -287,23 +358,21 @@ var Comparisons = append([]Comparison{
 		Worry:     10,
 		Diagnosis: "your processor does work in proportion to the fired windows it keeps on every event: drop expired ones without scanning (stage 03's card, Constraints)",
 	},
-	checkpointComparison("Snapshot", "snapshot", "cpu-ns/window"),
-	checkpointComparison("RestoreProcessor", "restore", "cpu-ns/window"),
-	checkpointComparison("snapshot size", "snapshot", "bytes/window"),
-}, append(append(append(slidingComparisons(), seenTTLComparisons()...), broadcastComparisons()...), backendComparisons()...)...)
+}, append(append(append(append(checkpointComparisons(), slidingComparisons()...), seenTTLComparisons()...), broadcastComparisons()...), backendComparisons()...)...)
 
 // seenTTLComparisons are stage 10's table: at each of SeenTTLEvents, the
 // cost per event with the tight TTL over without one, and the IDs each
 // remembers.
 func seenTTLComparisons() []Comparison {
 	var cs []Comparison
-	for i, n := range SeenTTLEvents {
-		b := seenTTLBenchmark(n)
+	for _, l := range SeenTTLLengths {
+		n, b := l.Events, seenTTLBenchmark(l)
 		row := func(label, unit string) Comparison {
 			return Comparison{
 				Stage:    10,
+				Depth:    l.Depth,
 				Title:    fmt.Sprintf("%s, %s events, TTL ÷ none", label, thousands(n)),
-				Goal:     fmt.Sprintf("per event about 1×, a little more on a short stream; with the TTL as many IDs remembered at %s events as at %s, so that ratio falls tenfold", thousands(SeenTTLEvents[len(SeenTTLEvents)-1]), thousands(SeenTTLEvents[0])),
+				Goal:     "per event about 1×, a little more on a short stream; with the TTL as many IDs remembered on the longer stream as on the shorter, so that ratio falls tenfold",
 				Group:    "forgetting seen IDs: the tight TTL (WindowSize + AllowedLateness) ÷ no TTL, as the stream grows",
 				Legend:   "prefixes of the benchmark stream (1 s windows, 5 s of disorder as the delay, 100 events a second); IDs remembered before Flush: without a TTL every one, with it those of the last TTL and delay of event time",
 				Label:    fmt.Sprintf("%s, %s events", label, thousands(n)),
@@ -312,7 +381,7 @@ func seenTTLComparisons() []Comparison {
 			}
 		}
 		ids := row("remembered IDs", "remembered-IDs")
-		if i == len(SeenTTLEvents)-1 {
+		if n == seenTTLWorry {
 			ids.Worry = 0.5
 			ids.Diagnosis = "your processor still remembers most IDs with the TTL: forget every ID whose TS + seenTTL the watermark has reached, on each call that raises it (stage 10's card, rule 4)"
 		}
@@ -403,13 +472,28 @@ func slidingComparison(ratio int64, strategy string) Comparison {
 	return c
 }
 
-// checkpointComparison compares a stage-04 metric per window at the large
-// state with the same at the small one.
-func checkpointComparison(title, name, unit string) Comparison {
-	full := TopLevel(4) + "/" + name
+// checkpointComparisons are stage 04's: at each of CheckpointScales (a run
+// measures one), Snapshot's and RestoreProcessor's CPU time per window and
+// the snapshot's bytes per window.
+func checkpointComparisons() []Comparison {
+	var cs []Comparison
+	for _, sc := range CheckpointScales {
+		cs = append(cs,
+			checkpointComparison("Snapshot", "snapshot", "cpu-ns/window", sc),
+			checkpointComparison("RestoreProcessor", "restore", "cpu-ns/window", sc),
+			checkpointComparison("snapshot size", "snapshot", "bytes/window", sc))
+	}
+	return cs
+}
+
+// checkpointComparison compares a stage-04 metric per window at sc's large
+// state with the same at its small one.
+func checkpointComparison(title, op, unit string, sc CheckpointScale) Comparison {
+	full := TopLevel(4) + "/" + checkpointName(op, sc)
 	return Comparison{
 		Stage:     4,
-		Title:     fmt.Sprintf("%s, per window, %s windows ÷ %s", title, thousands(CheckpointLarge), thousands(CheckpointSmall)),
+		Depth:     sc.Depth,
+		Title:     fmt.Sprintf("%s, per window, %s windows ÷ %s", title, thousands(sc.Large), thousands(sc.Small)),
 		Goal:      "linear, about 1×, is the goal",
 		Subject:   Metric{full, unit},
 		Baseline:  Metric{full, "baseline-" + unit},

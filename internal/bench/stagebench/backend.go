@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"testing"
 	"time"
 
@@ -80,10 +79,7 @@ func newBackendProcessor(b testing.TB, api API, cfg Config, be Backend) BackendP
 // median turn of each per event: cpu-ns/event on Pebble and
 // heap-cpu-ns/event on the heap backend.
 func BackendThroughput(b *testing.B, api API) {
-	// Keep only the events it takes: the garbage collector would mark the
-	// whole million of the stream in every cycle of both passes.
-	events := slices.Clone(BenchmarkStream()[:bench.BackendEvents])
-	benchmarkCache = nil
+	events := streamPrefix(bench.BackendEvents)
 	runtime.GC()
 	cfg := Config{WindowSize: kit.BenchmarkWindow, WatermarkDelay: kit.BenchmarkDisorder}
 	pass := func(kind string) func() time.Duration {

@@ -2,7 +2,6 @@ package stagebench
 
 import (
 	"runtime"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -51,8 +50,7 @@ func Broadcast(b *testing.B, api API, shape bench.Shape) {
 	if api.NewParallel == nil || api.NewBroadcast == nil {
 		b.Fatal("the broadcast benchmarks need stage 06's NewParallelProcessor and stage 11's NewBroadcastProcessor")
 	}
-	events := slices.Clone(BenchmarkStream()[:bench.BroadcastEvents])
-	benchmarkCache = nil
+	events := streamPrefix(bench.BroadcastEvents)
 	runtime.GC()
 	cfg := broadcastConfig()
 	prefixes := rulePrefixes(shape.Prefixes)

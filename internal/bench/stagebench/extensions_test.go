@@ -35,7 +35,7 @@ func streamLike(n int) []kit.Event {
 // the two passes differ only in what they remember; and with the TTL it
 // remembers a small fraction of the IDs that it remembers without.
 func TestSeenTTLPassesDoTheSameWork(t *testing.T) {
-	events := streamLike(bench.SeenTTLEvents[0])
+	events := streamLike(bench.SeenTTLLengths[0].Events)
 	cfg := Config{WindowSize: kit.BenchmarkWindow, WatermarkDelay: kit.BenchmarkDisorder}
 	ref, err := solutions.NewProcessor(solutions.Config(cfg))
 	require.NoError(t, err)

@@ -2,7 +2,6 @@ package stagebench
 
 import (
 	"runtime"
-	"slices"
 	"testing"
 	"time"
 
@@ -30,10 +29,7 @@ func SeenTTL(b *testing.B, api API, shape bench.Shape) {
 	if api.NewSeenTTL == nil {
 		b.Fatal("the seen-ID TTL benchmarks need stage 10's NewSeenTTLProcessor")
 	}
-	// Keep only the events it takes: the garbage collector would mark the
-	// rest of the stream in every cycle of both passes.
-	events := slices.Clone(BenchmarkStream()[:shape.Events])
-	benchmarkCache = nil
+	events := streamPrefix(shape.Events)
 	runtime.GC()
 	cfg := Config{WindowSize: kit.BenchmarkWindow, WatermarkDelay: kit.BenchmarkDisorder}
 	type sample struct {

@@ -59,14 +59,14 @@ type API struct {
 
 // Run runs every benchmark of the table for stage, each as a sub-benchmark
 // of b under its name. After each, it lets go of the million events of
-// kit.BenchmarkStream, if that benchmark built them: the garbage collector
-// would mark them in every cycle of the benchmarks after it, and the cost
-// of a cycle would then swamp the pass it fell in.
+// kit.BenchmarkStream, if that benchmark built them (releaseStream): the
+// garbage collector would mark them in every cycle of the benchmarks after
+// it, and the cost of a cycle would then swamp the pass it fell in.
 func Run(b *testing.B, stage int, api API) {
 	for _, bm := range bench.Benchmarks {
 		if bm.Stage == stage {
 			b.Run(bm.Name, func(b *testing.B) { Measure(b, bm, api) })
-			benchmarkCache = nil
+			releaseStream()
 		}
 	}
 }
@@ -348,6 +348,66 @@ func BenchmarkStream() []kit.Event {
 		benchmarkCache = kit.BenchmarkStream()
 	}
 	return benchmarkCache
+}
+
+// prefixCache holds copies of the prefixes of the benchmark stream, shorter
+// than it, that benchmarks take (prefixLengths), all made from one build of
+// the stream (the first to be let go of, or the first a prefix is asked
+// of) and kept for the whole test binary. Building the million
+// events takes about 2 s, and when each benchmark taking a prefix let go of
+// the stream, the next sample built it again: most of the time of stages
+// 10 to 12 in de bench. What stays is a few MB of events for the garbage
+// collector to mark, in both passes of every pair alike.
+var prefixCache = map[int][]kit.Event{}
+
+// prefixLengths are the lengths of the prefixes of the benchmark stream
+// that the table's benchmarks take.
+func prefixLengths() []int {
+	lengths := []int{bench.BroadcastEvents, bench.BackendEvents}
+	for _, bm := range bench.Benchmarks {
+		if bm.Kind == bench.SeenTTL {
+			lengths = append(lengths, bm.Subject.Events)
+		}
+	}
+	return lengths
+}
+
+// streamPrefix returns the first n events of the benchmark stream, and
+// lets go of the rest, which the garbage collector would otherwise mark in
+// every cycle of the passes that take them. A prefix shorter than the
+// stream comes from prefixCache; the whole stream is BenchmarkStream's,
+// which Run lets go of after the benchmark.
+func streamPrefix(n int) []kit.Event {
+	if events, ok := prefixCache[n]; ok {
+		return events
+	}
+	full := BenchmarkStream()
+	if n >= len(full) {
+		return full
+	}
+	keepPrefixes(full, append(prefixLengths(), n))
+	benchmarkCache = nil
+	return prefixCache[n]
+}
+
+// releaseStream lets go of the benchmark stream, if a benchmark built it,
+// keeping in prefixCache the prefixes that later benchmarks take: building
+// the stream again for those would cost about 2 s per test binary.
+func releaseStream() {
+	if benchmarkCache != nil {
+		keepPrefixes(benchmarkCache, prefixLengths())
+		benchmarkCache = nil
+	}
+}
+
+// keepPrefixes copies into prefixCache the prefixes of full of the lengths
+// given, those shorter than it that it does not hold yet.
+func keepPrefixes(full []kit.Event, lengths []int) {
+	for _, m := range lengths {
+		if _, ok := prefixCache[m]; !ok && m < len(full) {
+			prefixCache[m] = slices.Clone(full[:m])
+		}
+	}
 }
 
 // scalingStream returns bench.ScalingEvents events over 1 000 keys,

@@ -1,6 +1,8 @@
 package stagebench
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -99,4 +101,32 @@ func TestSlidingStreamKeepsItsPromises(t *testing.T) {
 	}
 	assert.Len(t, keys, bench.SlidingKeys)
 	assert.Less(t, maxTS, int64(bench.SlidingEvents/bench.SlidingEventsPerSlide)*bench.SlidingSlide)
+}
+
+// TestPrefixesOutliveTheStream certifies that letting go of the benchmark
+// stream keeps the prefixes later benchmarks take, equal to the stream's
+// first events, so that taking one does not build the million events again.
+func TestPrefixesOutliveTheStream(t *testing.T) {
+	t.Cleanup(func() { benchmarkCache, prefixCache = nil, map[int][]kit.Event{} })
+	fake := make([]kit.Event, 200_000) // longer than every prefix of the quick run
+	for i := range fake {
+		fake[i] = kit.Event{ID: strconv.Itoa(i), Key: "k", TS: int64(i)}
+	}
+	benchmarkCache, prefixCache = fake, map[int][]kit.Event{}
+	releaseStream()
+	if benchmarkCache != nil {
+		t.Fatal("releaseStream kept the stream")
+	}
+	for _, n := range prefixLengths() {
+		if n >= len(fake) {
+			continue
+		}
+		got := streamPrefix(n)
+		if benchmarkCache != nil {
+			t.Fatalf("streamPrefix(%d) built the stream again: the prefix should have been kept when it was let go of", n)
+		}
+		if !slices.Equal(got, fake[:n]) {
+			t.Errorf("streamPrefix(%d) is not the stream's first %d events", n, n)
+		}
+	}
 }
