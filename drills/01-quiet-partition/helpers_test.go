@@ -550,15 +550,8 @@ func (r jobRun) partitionOf(key string) int {
 	return -1
 }
 
-// clockOf renders milliseconds since midnight as hh:mm:ss (with
-// milliseconds when there are any).
-func clockOf(ms int64) string {
-	s := fmt.Sprintf("%02d:%02d:%02d", ms/hour, ms%hour/minute, ms%minute/second)
-	if ms%second != 0 {
-		s += fmt.Sprintf(".%03d", ms%second)
-	}
-	return s
-}
+// clockOf renders milliseconds since midnight as the clock reads it.
+var clockOf = windowtest.TimeOfDay
 
 // fmtAt renders a processing time since the epoch as the replay's time of
 // day, e.g. "13:21:10 (+21m10s)".

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -480,18 +481,8 @@ func peakLength(cfg JobConfig) int64 {
 	return span + 2*minute
 }
 
-// clockOf renders milliseconds since midnight as hh:mm:ss (with
-// milliseconds when there are any).
-func clockOf(ms int64) string {
-	if ms == math.MinInt64 {
-		return "none"
-	}
-	s := fmt.Sprintf("%02d:%02d:%02d", ms/hour, ms%hour/minute, ms%minute/second)
-	if ms%second != 0 {
-		s += fmt.Sprintf(".%03d", ms%second)
-	}
-	return s
-}
+// clockOf renders milliseconds since midnight as the clock reads it.
+var clockOf = windowtest.TimeOfDay
 
 // fmtAt renders a processing time since the epoch as the replay's time of
 // day, e.g. "13:21:10 (+21m10s)".

@@ -229,3 +229,19 @@ func NearEdge(v int64) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// TimeOfDay renders ms, milliseconds since midnight, as the clock reads
+// it, "14:03:20", with milliseconds when there are any ("14:03:19.999"):
+// the replays of stage 08 and the drills stamp their events that way.
+// math.MinInt64 (no time yet, a watermark before any event) is "none".
+func TimeOfDay(ms int64) string {
+	if ms == math.MinInt64 {
+		return "none"
+	}
+	const second, minute, hour = 1000, 60 * 1000, 60 * 60 * 1000
+	s := fmt.Sprintf("%02d:%02d:%02d", ms/hour, ms%hour/minute, ms%minute/second)
+	if ms%second != 0 {
+		s += fmt.Sprintf(".%03d", ms%second)
+	}
+	return s
+}

@@ -513,3 +513,17 @@ func TestCheckRefusedFailsWhatARestoreMustRefuse(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeOfDay pins the clock readings the replays' timelines print.
+func TestTimeOfDay(t *testing.T) {
+	for ms, want := range map[int64]string{
+		0:                               "00:00:00",
+		14*3600_000 + 3*60_000 + 20_000: "14:03:20",
+		14*3600_000 + 3*60_000 + 19_999: "14:03:19.999",
+		math.MinInt64:                   "none",
+	} {
+		if got := TimeOfDay(ms); got != want {
+			t.Errorf("TimeOfDay(%d) = %q, want %q", ms, got, want)
+		}
+	}
+}

@@ -23,10 +23,8 @@ const (
 	hour   = 60 * minute
 )
 
-// clockOf renders milliseconds since midnight as hh:mm:ss.
-func clockOf(ms int64) string {
-	return fmt.Sprintf("%02d:%02d:%02d", ms/hour, ms%hour/minute, ms%minute/second)
-}
+// clockOf renders milliseconds since midnight as the clock reads it.
+var clockOf = windowtest.TimeOfDay
 
 // region is one source partition with data. The other partitions of the
 // job never deliver anything: 8 partitions, 3 with data.
