@@ -65,12 +65,16 @@ func (e *env) resetTo(sts []catalog.Stage, what, yesCommand string, yes bool, an
 		return err
 	}
 	s := e.style
+	to, next := "the skeleton", "de test"
+	if len(sts) == 1 && sts[0].Track == catalog.Drill {
+		to, next = "its untouched job", "de drill test "+sts[0].Slug
+	}
 	if len(plan.Move)+len(plan.Create)+len(plan.Unchanged) == 0 {
 		e.printf("%s has no skeleton files of its own (it extends files of earlier stages): nothing to reset. de reset --all resets every started stage.\n", what)
 		return nil
 	}
 	if plan.Empty() {
-		e.printf("Nothing to reset: the files of %s are the skeleton already.\n", what)
+		e.printf("Nothing to reset: the files of %s are %s already.\n", what, to)
 		return nil
 	}
 	e.printf("%s\n", s.Bold("Resetting "+what+":"))
@@ -100,10 +104,6 @@ func (e *env) resetTo(sts []catalog.Stage, what, yesCommand string, yes bool, an
 	}
 	if res.Backup != "" {
 		e.printf("Your versions are in %s/ (same paths); copy a file back to undo.\n", res.Backup)
-	}
-	to, next := "the skeleton", "de test"
-	if len(sts) == 1 && sts[0].Track == catalog.Drill {
-		to, next = "its untouched job", "de drill test "+sts[0].Slug
 	}
 	e.printf("%s %s reset to %s. Run %s to see where you stand.\n", s.Green("✓"), what, to, s.Cyan(next))
 	return nil
