@@ -157,12 +157,9 @@ func (e *env) checkMutants(c *ucli.Context) error {
 		stage = d.ID()
 	}
 	if stage == "" && c.String("mutant") == "" {
-		// A stage being written may have mutants before its suite catches
-		// them all: they run when it is named, and with every stage once it
-		// is ready.
-		all = slices.DeleteFunc(all, func(m mutants.Mutant) bool {
-			st, _ := e.cat.Find(m.Stage)
-			return !st.Ready
+		all = mutants.OfReadyStages(all, func(stage string) bool {
+			st, _ := e.cat.Find(stage)
+			return st.Ready
 		})
 	}
 	ms := mutants.Filter(all, stage, c.String("mutant"))

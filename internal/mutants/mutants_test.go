@@ -198,6 +198,17 @@ func TestFilterByStageAndName(t *testing.T) {
 	assert.Equal(t, []Mutant{{Stage: "01-a", Name: "y"}}, Filter(ms, "", "01-a/y.txtar"))
 }
 
+// TestOfReadyStagesLeavesOutStagesBeingWritten checks that a run of every
+// mutant keeps only the ready stages' and drills', in catalogue order, so a
+// stage whose suite does not catch its mutants yet fails no de check.
+func TestOfReadyStagesLeavesOutStagesBeingWritten(t *testing.T) {
+	ms := []Mutant{{Stage: "01-a", Name: "x"}, {Stage: "02-b", Name: "x"}, {Stage: "01-a", Name: "y"}, {Stage: "drills/01-d", Name: "z"}}
+	ready := map[string]bool{"01-a": true, "drills/01-d": true}
+	got := OfReadyStages(ms, func(stage string) bool { return ready[stage] })
+	assert.Equal(t, []Mutant{{Stage: "01-a", Name: "x"}, {Stage: "01-a", Name: "y"}, {Stage: "drills/01-d", Name: "z"}}, got)
+	assert.Empty(t, OfReadyStages(ms, func(string) bool { return false }))
+}
+
 // TestCatalogueLoads keeps the course's own catalogue well-formed, and each
 // mutant's find text present in today's reference: a cheap check that
 // runs with every go test. `de check --mutants` runs them.
