@@ -268,7 +268,9 @@ func TestBenchPatternSelectsTheStagesFunctionsOnly(t *testing.T) {
 // default run measures stage 04's checkpoints at the small scale and --full
 // at the million windows of the card, each one scale only; that stage 10's
 // quick run takes 10 000 and 100 000 events and --full 100 000 and
-// 1 000 000; and that every other benchmark runs in both.
+// 1 000 000; that stage 12's quick run takes its checkpoints from a kept
+// state and --full from a fresh one per sample; and that every other
+// benchmark runs in both.
 func TestQuickAndFullRunsMeasureTheirOwnScale(t *testing.T) {
 	for _, tc := range []struct {
 		full bool
@@ -303,11 +305,30 @@ func TestQuickAndFullRunsMeasureTheirOwnScale(t *testing.T) {
 	Report(&quick, m)
 	assert.NotContains(t, quick.String(), "1 000 000 events", "the quick run's report has no row of --full's")
 	assert.Contains(t, quick.String(), "remembered IDs, 10 000 events:")
+	for _, tc := range []struct {
+		full bool
+		want kindName
+	}{{false, kindName{BackendCheckpointKept, "backend-checkpoint-kept"}}, {true, kindName{BackendCheckpoint, "backend-checkpoint"}}} {
+		var got []kindName
+		for _, b := range benchmarksOf(Stages(12), tc.full) {
+			if b.Kind == BackendCheckpoint || b.Kind == BackendCheckpointKept {
+				got = append(got, kindName{b.Kind, b.Name})
+			}
+		}
+		assert.Equal(t, []kindName{tc.want}, got, "stage 12's checkpoints in the run with full %v: the quick run keeps one state per test binary, --full fills one per sample", tc.full)
+	}
 	for _, b := range Benchmarks {
-		if b.Stage != 4 && b.Stage != 10 {
+		if b.Stage != 4 && b.Stage != 10 && b.Kind != BackendCheckpoint && b.Kind != BackendCheckpointKept {
 			assert.True(t, b.In(false) && b.In(true), "%s must run in both runs", b.FullName())
 		}
 	}
+}
+
+// kindName is a benchmark's kind and name, as
+// TestQuickAndFullRunsMeasureTheirOwnScale compares them.
+type kindName struct {
+	Kind Kind
+	Name string
 }
 
 // exitError returns the error of a command that ran and failed.
@@ -382,17 +403,19 @@ func assertGolden(t *testing.T, name, got string) {
 	assert.Equal(t, string(want), got, "the report in %s changed; go test ./internal/bench -update accepts the change", name)
 }
 
-// output12 is go test -bench output of stage 12's benchmarks for both
-// packages, with -count 2 on the lab and 1 on the reference, whose
-// checkpoint benchmark did not run: a lab whose Pebble backend keeps its
-// state on the Go heap too, beside a reference that spills.
+// output12 is go test -bench output of stage 12's benchmarks in the quick
+// run for both packages, with -count 2 on the lab and 1 on the reference,
+// whose checkpoint benchmark did not run: a lab whose Pebble backend keeps
+// its state on the Go heap too, beside a reference that spills. The lab's
+// checkpoints come from a state kept between samples, so only its first
+// sample has a first checkpoint.
 const output12 = `pkg: github.com/flk-byo/course/lab
 BenchmarkDe12/backend-throughput-2         	       1	1585302555 ns/op	     50000 cpu-ns/event	      5000 heap-cpu-ns/event
 BenchmarkDe12/backend-throughput-2         	       1	1585302555 ns/op	     60000 cpu-ns/event	      5000 heap-cpu-ns/event
 BenchmarkDe12/backend-memory-2             	       1	 442753600 ns/op	     13000 heap-live-B/window	     15000 live-B/window
 BenchmarkDe12/backend-memory-2             	       1	 442753600 ns/op	     13000 heap-live-B/window	     14000 live-B/window
-BenchmarkDe12/backend-checkpoint-2         	       1	5317260438 ns/op	 200.0 heap-ms/checkpoint	 100.0 heap-ms/next-checkpoint	  15.00 ms/checkpoint	  14.00 ms/next-checkpoint
-BenchmarkDe12/backend-checkpoint-2         	       1	5317260438 ns/op	 200.0 heap-ms/checkpoint	 100.0 heap-ms/next-checkpoint	  16.00 ms/checkpoint	  16.00 ms/next-checkpoint
+BenchmarkDe12/backend-checkpoint-kept-2    	       1	5317260438 ns/op	 200.0 heap-ms/checkpoint	 100.0 heap-ms/next-checkpoint	  15.00 ms/checkpoint	  14.00 ms/next-checkpoint
+BenchmarkDe12/backend-checkpoint-kept-2    	       1	 317260438 ns/op	 100.0 heap-ms/next-checkpoint	  16.00 ms/next-checkpoint
 PASS
 ok  	github.com/flk-byo/course/lab	25.1s
 pkg: github.com/flk-byo/course/solutions

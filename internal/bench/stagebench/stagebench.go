@@ -67,6 +67,7 @@ func Run(b *testing.B, stage int, api API) {
 		if bm.Stage == stage {
 			b.Run(bm.Name, func(b *testing.B) { Measure(b, bm, api) })
 			releaseStream()
+			releaseKept()
 		}
 	}
 }
@@ -76,6 +77,9 @@ func Run(b *testing.B, stage int, api API) {
 // for a skeleton's body), so the benchmarks after it still run.
 func Measure(b *testing.B, bm bench.Benchmark, api API) {
 	defer suite.Recover(b)
+	if bm.Kind != bench.BackendCheckpointKept {
+		releaseKept() // a caller other than Run, such as BenchmarkBackends
+	}
 	switch bm.Kind {
 	case bench.Throughput:
 		Throughput(b, api, BenchmarkStream())
@@ -97,6 +101,8 @@ func Measure(b *testing.B, bm bench.Benchmark, api API) {
 		BackendMemory(b, api)
 	case bench.BackendCheckpoint:
 		BackendCheckpoint(b, api)
+	case bench.BackendCheckpointKept:
+		BackendCheckpointKept(b, api)
 	default:
 		b.Fatalf("unknown benchmark kind %d", bm.Kind)
 	}
