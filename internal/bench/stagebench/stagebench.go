@@ -96,7 +96,7 @@ func Measure(b *testing.B, bm bench.Benchmark, api API) {
 	case bench.Broadcast:
 		Broadcast(b, api, bm.Subject)
 	case bench.BackendThroughput:
-		BackendThroughput(b, api)
+		BackendThroughput(b, api, bm.Subject.Events)
 	case bench.BackendMemory:
 		BackendMemory(b, api)
 	case bench.BackendCheckpoint:
@@ -369,9 +369,9 @@ var prefixCache = map[int][]kit.Event{}
 // prefixLengths are the lengths of the prefixes of the benchmark stream
 // that the table's benchmarks take.
 func prefixLengths() []int {
-	lengths := []int{bench.BroadcastEvents, bench.BackendEvents}
+	lengths := []int{bench.BroadcastEvents}
 	for _, bm := range bench.Benchmarks {
-		if bm.Kind == bench.SeenTTL {
+		if bm.Kind == bench.SeenTTL || bm.Kind == bench.BackendThroughput {
 			lengths = append(lengths, bm.Subject.Events)
 		}
 	}
