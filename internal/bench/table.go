@@ -42,7 +42,8 @@ const (
 	Broadcast
 	// BackendThroughput times, in turn, stage 12's BackendProcessor on the
 	// package's heap backend and on its Pebble backend, each taking the
-	// first BackendEvents events of kit.BenchmarkStream and a Flush:
+	// first Subject.Events events of kit.BenchmarkStream (BackendEvents,
+	// BackendQuickEvents in the quick run) and a Flush:
 	// cpu-ns/event on Pebble, heap-cpu-ns/event on the heap backend.
 	BackendThroughput
 	// BackendMemory measures, in turn on each backend, the Go heap that
@@ -54,8 +55,16 @@ const (
 	// BackendIDs seen IDs and those windows, then NextCheckpoints more,
 	// each after BackendChanged more events, in wall time (a checkpoint
 	// waits on the disk): ms/checkpoint and ms/next-checkpoint on Pebble, the same with
-	// heap- in front on the heap backend.
+	// heap- in front on the heap backend. Every pass fills a fresh backend
+	// (--full).
 	BackendCheckpoint
+	// BackendCheckpointKept takes the same checkpoints from one state per
+	// backend, filled once per test binary and kept between its samples:
+	// the first checkpoint in the binary's first sample only, then in every
+	// sample NextCheckpoints more, each after BackendChanged more events
+	// (the quick default: filling a Pebble backend with BackendIDs events
+	// takes seconds).
+	BackendCheckpointKept
 )
 
 // The time de bench compares is the CPU time of the test binary (user and
@@ -216,7 +225,9 @@ const (
 var BroadcastPrefixes = []int{1, 10, 100}
 
 // The sizes of stage 12's benchmarks, heap against disk. BackendEvents
-// events of the benchmark stream keep windows firing as they go;
+// events of the benchmark stream keep windows firing as they go
+// (BackendQuickEvents in the quick run: Pebble's 30 µs or so an event made
+// 20 000 of them 0.7 s of every sample);
 // BackendWindows windows of BackendKeys keys each, which never fire, are
 // the open state whose Go heap is measured; BackendIDs events over those
 // windows are the state of the first checkpoint, and BackendChanged more
@@ -224,13 +235,14 @@ var BroadcastPrefixes = []int{1, 10, 100}
 // budget, well above MinPebbleBudget and far below what a heap backend
 // holds at BackendIDs.
 const (
-	BackendEvents   = 20_000
-	BackendWindows  = 200
-	BackendKeys     = 50
-	BackendIDs      = 100_000
-	BackendChanged  = 100
-	NextCheckpoints = 5
-	PebbleBudget    = 8 << 20
+	BackendEvents      = 20_000
+	BackendQuickEvents = 5_000
+	BackendWindows     = 200
+	BackendKeys        = 50
+	BackendIDs         = 100_000
+	BackendChanged     = 100
+	NextCheckpoints    = 5
+	PebbleBudget       = 8 << 20
 )
 
 // few is the baseline of the scaling benchmarks: a delay of one window,
@@ -244,9 +256,11 @@ var Benchmarks = append([]Benchmark{
 	{Stage: 1, Name: "open-windows", Kind: Scaling, Baseline: few, Subject: Shape{Delay: ScalingKept}},
 	{Stage: 3, Name: "expiring-windows", Kind: Scaling, Baseline: few, Subject: Shape{Delay: 1, Lateness: ScalingKept}},
 }, append(append(append(checkpointBenchmarks(), slidingBenchmarks()...), extensionBenchmarks()...),
-	Benchmark{Stage: 12, Name: "backend-throughput", Kind: BackendThroughput},
+	Benchmark{Stage: 12, Name: fmt.Sprintf("backend-throughput-%d", BackendQuickEvents), Kind: BackendThroughput, Subject: Shape{Events: BackendQuickEvents}, Depth: QuickRun},
+	Benchmark{Stage: 12, Name: "backend-throughput", Kind: BackendThroughput, Subject: Shape{Events: BackendEvents}, Depth: FullRun},
 	Benchmark{Stage: 12, Name: "backend-memory", Kind: BackendMemory},
-	Benchmark{Stage: 12, Name: "backend-checkpoint", Kind: BackendCheckpoint},
+	Benchmark{Stage: 12, Name: "backend-checkpoint-kept", Kind: BackendCheckpointKept, Depth: QuickRun},
+	Benchmark{Stage: 12, Name: "backend-checkpoint", Kind: BackendCheckpoint, Depth: FullRun},
 )...)
 
 // checkpointBenchmarks are stage 04's, snapshot and restore at each of
@@ -415,28 +429,38 @@ func broadcastComparisons() []Comparison {
 // on the same BackendProcessor in the same run, in CPU per event, Go heap
 // per open window, and the time of a first and of a next checkpoint.
 func backendComparisons() []Comparison {
-	row := func(label, name, unit string) Comparison {
+	row := func(label, name, unit string, depth Depth) Comparison {
 		full := TopLevel(12) + "/" + name
 		return Comparison{
 			Stage:    12,
+			Depth:    depth,
 			Title:    label + ", Pebble ÷ heap",
 			Goal:     "Pebble dearer per event, a small fraction of the Go heap, and checkpoints that cost what changed",
 			Group:    "heap against disk, the same BackendProcessor on each: Pebble ÷ your heap backend",
-			Legend:   fmt.Sprintf("per event: %s events, windows firing (several times dearer on disk: every read and write is encoded and looked up); Go heap: %d open windows of %d keys (far below 1×: Pebble holds a budget of %d MiB, the rest is on disk); checkpoints, in wall time: %s seen IDs and those windows, then the next ones, each after %d more events (a heap backend copies it all each time, Pebble links the files that did not change)", thousands(BackendEvents), BackendWindows, BackendKeys, PebbleBudget>>20, thousands(BackendIDs), BackendChanged),
+			Legend:   fmt.Sprintf("per event: %s events (--full: %s), windows firing (several times dearer on disk: every read and write is encoded and looked up); Go heap: %d open windows of %d keys (far below 1×: Pebble holds a budget of %d MiB, the rest is on disk); checkpoints, in wall time: %s seen IDs and those windows, then the next ones, each after %d more events (a heap backend copies it all each time, Pebble links the files that did not change; the quick run fills one state per backend and keeps it, so it has one first checkpoint, --full one in every run)", thousands(BackendQuickEvents), thousands(BackendEvents), BackendWindows, BackendKeys, PebbleBudget>>20, thousands(BackendIDs), BackendChanged),
 			Label:    label,
 			Subject:  Metric{full, unit},
 			Baseline: Metric{full, "heap-" + unit},
 		}
 	}
-	memory := row("Go heap per open window", "backend-memory", "live-B/window")
+	memory := row("Go heap per open window", "backend-memory", "live-B/window", EveryRun)
 	memory.Worry = 0.5
 	memory.Diagnosis = "your Pebble backend keeps the state on the Go heap: Pebble's memtables and block cache are its own memory, sized by the budget, and the rest belongs on disk (stage 12's card)"
-	return []Comparison{
-		row("CPU per event", "backend-throughput", "cpu-ns/event"),
-		memory,
-		row("first checkpoint", "backend-checkpoint", "ms/checkpoint"),
-		row("next checkpoint", "backend-checkpoint", "ms/next-checkpoint"),
+	var cs []Comparison
+	for _, b := range Benchmarks {
+		if b.Kind == BackendThroughput {
+			cs = append(cs, row("CPU per event", b.Name, "cpu-ns/event", b.Depth))
+		}
 	}
+	cs = append(cs, memory)
+	for _, b := range Benchmarks {
+		if b.Kind == BackendCheckpoint || b.Kind == BackendCheckpointKept {
+			cs = append(cs,
+				row("first checkpoint", b.Name, "ms/checkpoint", b.Depth),
+				row("next checkpoint", b.Name, "ms/next-checkpoint", b.Depth))
+		}
+	}
+	return cs
 }
 
 // slidingComparisons are stage 09's table: at each of SlidingRatios, the

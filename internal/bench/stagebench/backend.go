@@ -73,13 +73,13 @@ func newBackendProcessor(b testing.TB, api API, cfg Config, be Backend) BackendP
 // BackendThroughput measures the price of a backend that can spill: it
 // times, in turn within every iteration, a BackendProcessor on a fresh
 // heap backend and one on a fresh Pebble backend, each taking the first
-// bench.BackendEvents events of the benchmark stream (1 s windows, the
+// n events of the benchmark stream (1 s windows, the
 // stream's disorder as the delay, so windows fire as it goes) and a Flush.
 // Opening and closing the backends is outside the time. It reports the
 // median turn of each per event: cpu-ns/event on Pebble and
 // heap-cpu-ns/event on the heap backend.
-func BackendThroughput(b *testing.B, api API) {
-	events := streamPrefix(bench.BackendEvents)
+func BackendThroughput(b *testing.B, api API, n int) {
+	events := streamPrefix(n)
 	runtime.GC()
 	cfg := Config{WindowSize: kit.BenchmarkWindow, WatermarkDelay: kit.BenchmarkDisorder}
 	pass := func(kind string) func() time.Duration {
@@ -143,40 +143,130 @@ func BackendMemory(b *testing.B, api API) {
 // front on the heap backend. Several next checkpoints, because one turn
 // takes seconds (the events through a disk backend), so b.N is small.
 func BackendCheckpoint(b *testing.B, api API) {
-	first := heldEvents(0, bench.BackendIDs)
-	pass := func(kind string) func() []time.Duration {
-		return func() []time.Duration {
-			be, done := openBackend(b, api, kind)
-			defer done()
-			dir, err := os.MkdirTemp("", "de-bench-checkpoints-")
-			if err != nil {
-				b.Fatalf("making a directory for the checkpoints: %v", err)
-			}
-			defer os.RemoveAll(dir)
-			p := newBackendProcessor(b, api, heldConfig(), be)
-			took := make([]time.Duration, 1+bench.NextCheckpoints)
-			for i := range took {
-				events := first
-				if i > 0 {
-					events = heldEvents(bench.BackendIDs+(i-1)*bench.BackendChanged, bench.BackendChanged)
-				}
-				for _, e := range events {
-					sinkResults = p.Process(e)
-				}
-				took[i] = timeCheckpoint(b, p, filepath.Join(dir, fmt.Sprint(i+1)))
-			}
-			return took
+	pass := func(kind string) func() checkpointTurn {
+		return func() checkpointTurn {
+			s := newHeldState(b, api, kind)
+			defer s.close()
+			return s.turn(b)
 		}
 	}
-	turnsOf := collect(b, pass(backendKinds[0]), pass(backendKinds[1]))
+	reportCheckpoints(b, collect(b, pass(backendKinds[0]), pass(backendKinds[1])))
+}
+
+// BackendCheckpointKept takes BackendCheckpoint's checkpoints from one
+// state per backend kind, filled once per test binary (in the first turn
+// that needs it) and kept between the samples of the benchmark, until Run
+// or Measure lets go of it (releaseKept): filling a Pebble backend with
+// bench.BackendIDs events takes seconds, and each sample of
+// BackendCheckpoint pays it again on both backends. Its first checkpoint
+// is therefore in the binary's first turn only, and ms/checkpoint is
+// reported by that sample alone; every turn takes bench.NextCheckpoints
+// next checkpoints, each after bench.BackendChanged more events, which is
+// what an incremental checkpoint is about: a large state, a few keys
+// changed. The turns still alternate heap and Pebble.
+func BackendCheckpointKept(b *testing.B, api API) {
+	pass := func(kind string) func() checkpointTurn {
+		return func() checkpointTurn {
+			s, ok := keptStates[kind]
+			if !ok {
+				s = newHeldState(b, api, kind)
+				keptStates[kind] = s
+			}
+			return s.turn(b)
+		}
+	}
+	reportCheckpoints(b, collect(b, pass(backendKinds[0]), pass(backendKinds[1])))
+}
+
+// checkpointTurn is what one pass of the checkpoint benchmarks measured:
+// the first checkpoint of its state, if it took it (zero if not), and the
+// next ones.
+type checkpointTurn struct {
+	first time.Duration
+	next  []time.Duration
+}
+
+// reportCheckpoints reports the turns of each backend kind, in the order of
+// backendKinds: the median first checkpoint (if a turn took one) as
+// ms/checkpoint and the median of all the next ones as ms/next-checkpoint,
+// with heap- in front for the heap backend.
+func reportCheckpoints(b *testing.B, turnsOf [][]checkpointTurn) {
 	for k, prefix := range []string{"heap-", ""} {
 		var firsts, nexts []time.Duration
-		for _, took := range turnsOf[k] {
-			firsts, nexts = append(firsts, took[0]), append(nexts, took[1:]...)
+		for _, t := range turnsOf[k] {
+			if t.first > 0 {
+				firsts = append(firsts, t.first)
+			}
+			nexts = append(nexts, t.next...)
 		}
-		b.ReportMetric(milliseconds(median(firsts)), prefix+"ms/checkpoint")
+		if len(firsts) > 0 {
+			b.ReportMetric(milliseconds(median(firsts)), prefix+"ms/checkpoint")
+		}
 		b.ReportMetric(milliseconds(median(nexts)), prefix+"ms/next-checkpoint")
 	}
+}
+
+// heldState is a BackendProcessor of heldConfig on a backend of its own
+// and the heldEvents it has taken, for the checkpoint benchmarks.
+type heldState struct {
+	p     BackendProcessor
+	fed   int  // the heldEvents it has taken
+	first bool // whether it has taken its first checkpoint
+	close func()
+}
+
+// keptStates are BackendCheckpointKept's states, by backend kind, for the
+// benchmark's samples in this test binary (see releaseKept).
+var keptStates = map[string]*heldState{}
+
+// releaseKept closes the states BackendCheckpointKept kept, and removes
+// their directories: a Pebble backend left open would go on compacting in
+// the benchmarks after it.
+func releaseKept() {
+	for kind, s := range keptStates {
+		s.close()
+		delete(keptStates, kind)
+	}
+}
+
+// newHeldState opens a fresh backend of kind and a BackendProcessor on it,
+// which it hands bench.BackendIDs heldEvents: the state of the first
+// checkpoint.
+func newHeldState(b *testing.B, api API, kind string) *heldState {
+	be, done := openBackend(b, api, kind)
+	s := &heldState{p: newBackendProcessor(b, api, heldConfig(), be), close: done}
+	s.take(heldEvents(0, bench.BackendIDs))
+	return s
+}
+
+// take hands s.p events, which continue heldEvents from s.fed.
+func (s *heldState) take(events []kit.Event) {
+	for _, e := range events {
+		sinkResults = s.p.Process(e)
+	}
+	s.fed += len(events)
+}
+
+// turn takes the checkpoints of one pass, each into a new directory under
+// a temporary one that it removes after: the first checkpoint of s if it
+// has not taken it, then bench.NextCheckpoints, each after
+// bench.BackendChanged more events.
+func (s *heldState) turn(b *testing.B) checkpointTurn {
+	dir, err := os.MkdirTemp("", "de-bench-checkpoints-")
+	if err != nil {
+		b.Fatalf("making a directory for the checkpoints: %v", err)
+	}
+	defer os.RemoveAll(dir)
+	var t checkpointTurn
+	if !s.first {
+		s.first = true
+		t.first = timeCheckpoint(b, s.p, filepath.Join(dir, "first"))
+	}
+	for i := range bench.NextCheckpoints {
+		s.take(heldEvents(s.fed, bench.BackendChanged))
+		t.next = append(t.next, timeCheckpoint(b, s.p, filepath.Join(dir, fmt.Sprint(i+1))))
+	}
+	return t
 }
 
 // milliseconds returns d in milliseconds.

@@ -67,6 +67,7 @@ func Run(b *testing.B, stage int, api API) {
 		if bm.Stage == stage {
 			b.Run(bm.Name, func(b *testing.B) { Measure(b, bm, api) })
 			releaseStream()
+			releaseKept()
 		}
 	}
 }
@@ -76,6 +77,9 @@ func Run(b *testing.B, stage int, api API) {
 // for a skeleton's body), so the benchmarks after it still run.
 func Measure(b *testing.B, bm bench.Benchmark, api API) {
 	defer suite.Recover(b)
+	if bm.Kind != bench.BackendCheckpointKept {
+		releaseKept() // a caller other than Run, such as BenchmarkBackends
+	}
 	switch bm.Kind {
 	case bench.Throughput:
 		Throughput(b, api, BenchmarkStream())
@@ -92,11 +96,13 @@ func Measure(b *testing.B, bm bench.Benchmark, api API) {
 	case bench.Broadcast:
 		Broadcast(b, api, bm.Subject)
 	case bench.BackendThroughput:
-		BackendThroughput(b, api)
+		BackendThroughput(b, api, bm.Subject.Events)
 	case bench.BackendMemory:
 		BackendMemory(b, api)
 	case bench.BackendCheckpoint:
 		BackendCheckpoint(b, api)
+	case bench.BackendCheckpointKept:
+		BackendCheckpointKept(b, api)
 	default:
 		b.Fatalf("unknown benchmark kind %d", bm.Kind)
 	}
@@ -363,9 +369,9 @@ var prefixCache = map[int][]kit.Event{}
 // prefixLengths are the lengths of the prefixes of the benchmark stream
 // that the table's benchmarks take.
 func prefixLengths() []int {
-	lengths := []int{bench.BroadcastEvents, bench.BackendEvents}
+	lengths := []int{bench.BroadcastEvents}
 	for _, bm := range bench.Benchmarks {
-		if bm.Kind == bench.SeenTTL {
+		if bm.Kind == bench.SeenTTL || bm.Kind == bench.BackendThroughput {
 			lengths = append(lengths, bm.Subject.Events)
 		}
 	}
