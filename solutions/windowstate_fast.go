@@ -3,6 +3,7 @@
 package solutions
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 	"unsafe"
@@ -61,11 +62,13 @@ type keyTally struct {
 
 // windowReuse is what a Processor keeps for reuse: expired windows,
 // emptied; the rest of the slab new windows are cut from; and scratch
-// space for a window's tallies in key order.
+// space for a window's tallies in key order and for the sort that puts
+// them there.
 type windowReuse struct {
 	free   pool[*window]
 	slab   []window
 	sorted []keyTally
+	order  []uint64
 }
 
 // slabWindows is how many windows a slab holds: as many as fit in 8 KiB,
@@ -227,7 +230,68 @@ func (p *Processor) sortedTallies(w *window) []keyTally {
 		p.reuse.sorted = append(p.reuse.sorted[:0], w.first)
 		return p.reuse.sorted
 	}
-	p.reuse.sorted = append(p.reuse.sorted[:0], w.more.tallies...)
-	slices.SortFunc(p.reuse.sorted, func(a, b keyTally) int { return strings.Compare(a.key, b.key) })
-	return p.reuse.sorted
+	tallies := w.more.tallies
+	p.reuse.order = sortKeys(p.reuse.order[:0], tallies)
+	sorted, mask := p.reuse.sorted[:0], indexMask(len(tallies))
+	for _, o := range p.reuse.order {
+		sorted = append(sorted, tallies[o&mask])
+	}
+	p.reuse.sorted = sorted
+	return sorted
+}
+
+// sortKeys appends to order one word per tally, its index in tallies in
+// the low bits (indexMask), and returns them sorted by the tallies' keys
+// in ascending byte order, as strings.Compare orders them.
+//
+// Sorting the tallies themselves moves 32 bytes holding a string per
+// swap, each move under the garbage collector's write barrier while it
+// runs; a word holds no pointer and compares in one instruction. The
+// bits above the index are the top bits of the key's first bytes, big
+// endian and zero-padded (keyPrefix): where two words' prefixes differ,
+// so do the keys, in the same order (a key that ends inside the prefix
+// has zeros where a longer key with its bytes has its next byte, which
+// is greater or, if zero, makes the prefixes equal). Keys whose prefixes
+// are equal, a run of words after the sort, are ordered by comparing
+// the keys whole.
+func sortKeys(order []uint64, tallies []keyTally) []uint64 {
+	mask := indexMask(len(tallies))
+	for i, t := range tallies {
+		order = append(order, keyPrefix(t.key)&^mask|uint64(i))
+	}
+	slices.Sort(order)
+	for i := 0; i < len(order); {
+		j := i + 1
+		for j < len(order) && order[j]&^mask == order[i]&^mask {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(order[i:j], func(a, b uint64) int {
+				return strings.Compare(tallies[a&mask].key, tallies[b&mask].key)
+			})
+		}
+		i = j
+	}
+	return order
+}
+
+// indexMask is the mask of the low bits of a word of sortKeys that hold
+// an index into n tallies: as few as fit n, so that the rest hold as much
+// of the key as they can.
+func indexMask(n int) uint64 {
+	return 1<<bits.Len(uint(n-1)) - 1
+}
+
+// keyPrefix returns the first 8 bytes of key as a big-endian number,
+// zero-padded if key is shorter: a larger prefix is a larger key.
+func keyPrefix(key string) uint64 {
+	if len(key) >= 8 {
+		return uint64(key[0])<<56 | uint64(key[1])<<48 | uint64(key[2])<<40 | uint64(key[3])<<32 |
+			uint64(key[4])<<24 | uint64(key[5])<<16 | uint64(key[6])<<8 | uint64(key[7])
+	}
+	var x uint64
+	for i := range len(key) {
+		x |= uint64(key[i]) << (56 - 8*i)
+	}
+	return x
 }
