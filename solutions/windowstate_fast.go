@@ -3,6 +3,7 @@
 package solutions
 
 import (
+	"hash/maphash"
 	"math/bits"
 	"slices"
 	"strings"
@@ -41,13 +42,29 @@ var oneKey = &moreTallies{}
 
 // moreTallies holds the tallies of a window with more than one key, in the
 // order the keys first came; index finds a key's tally once there are
-// more than scanKeys (nil until then, and after a restore until an event
+// more than scanKeys (empty until then, and after a restore until an event
 // comes). A slice of values, rather than a map of pointers, costs no
 // allocation per key and is reused whole when the window is recycled.
 type moreTallies struct {
 	tallies []keyTally
-	index   map[string]int
+	index   keyIndex
 }
+
+// keyIndex finds a key's tally among a window's tallies: a linear-probing
+// hash table of words, each the top 32 bits of the key's hash and one
+// plus the tally's index (zero is an empty slot), at most half full, its
+// length a power of two. Unlike a map of strings it holds no pointer, so
+// the garbage collector never scans it, and clearing it for a recycled
+// window writes no barrier; a probe compares the key itself only where
+// the hashes' 32 bits match.
+type keyIndex struct {
+	slots []uint64
+	shift uint // 32 - log2(len(slots)): a hash's top bits are its home slot
+	seed  maphash.Seed
+}
+
+// minIndexSlots is the length of a new keyIndex: room for 2*scanKeys keys.
+const minIndexSlots = 4 * scanKeys
 
 // scanKeys is how many keys a window holds before tally indexes them:
 // below it, a scan of the tallies finds a key about as fast as a map does,
@@ -144,7 +161,7 @@ func (w *window) reset() {
 	default:
 		clear(w.more.tallies)
 		w.more.tallies = w.more.tallies[:0]
-		clear(w.more.index)
+		clear(w.more.index.slots)
 	}
 }
 
@@ -173,7 +190,7 @@ func (w *window) spill() {
 
 // tally returns the tally of key in m, adding an empty one if key is new.
 func (m *moreTallies) tally(key string) *keyTally {
-	if m.index == nil && len(m.tallies) <= scanKeys {
+	if m.index.slots == nil && len(m.tallies) <= scanKeys {
 		for i := range m.tallies {
 			if m.tallies[i].key == key {
 				return &m.tallies[i]
@@ -184,19 +201,73 @@ func (m *moreTallies) tally(key string) *keyTally {
 			return &m.tallies[len(m.tallies)-1]
 		}
 	}
-	if m.index == nil {
-		m.index = make(map[string]int, max(2*scanKeys, len(m.tallies)))
-		for i, t := range m.tallies {
-			m.index[t.key] = i
+	if m.index.slots == nil {
+		m.index.build(m.tallies)
+	}
+	h := m.index.hash(key)
+	slot := m.index.find(m.tallies, key, h)
+	if i := uint32(m.index.slots[slot]); i != 0 {
+		return &m.tallies[i-1]
+	}
+	m.tallies = append(m.tallies, keyTally{key: key})
+	m.index.add(slot, h, len(m.tallies))
+	return &m.tallies[len(m.tallies)-1]
+}
+
+// build gives x a new table indexing tallies, each of whose keys is new
+// to it.
+func (x *keyIndex) build(tallies []keyTally) {
+	x.seed = maphash.MakeSeed()
+	x.alloc(max(minIndexSlots, 1<<bits.Len(uint(4*len(tallies)-1))))
+	for i, t := range tallies {
+		h := x.hash(t.key)
+		x.add(x.find(tallies[:i], t.key, h), h, i+1)
+	}
+}
+
+// alloc gives x an empty table of size slots, a power of two.
+func (x *keyIndex) alloc(size int) {
+	x.slots = make([]uint64, size)
+	x.shift = uint(32 - bits.TrailingZeros(uint(size)))
+}
+
+// hash returns the top 32 bits of key's hash.
+func (x *keyIndex) hash(key string) uint32 {
+	return uint32(maphash.String(x.seed, key) >> 32)
+}
+
+// find returns the slot of key, whose hash is h, if tallies has it, or else
+// the empty slot where it goes.
+func (x *keyIndex) find(tallies []keyTally, key string, h uint32) int {
+	mask := len(x.slots) - 1
+	for i := int(h >> x.shift); ; i = (i + 1) & mask {
+		s := x.slots[i]
+		if s == 0 || uint32(s>>32) == h && tallies[uint32(s)-1].key == key {
+			return i
 		}
 	}
-	i, ok := m.index[key]
-	if !ok {
-		i = len(m.tallies)
-		m.tallies = append(m.tallies, keyTally{key: key})
-		m.index[key] = i
+}
+
+// add puts the n'th tally (counted from 1), whose key hashes to h, in the
+// empty slot find returned, and doubles the table once it is half full.
+func (x *keyIndex) add(slot int, h uint32, n int) {
+	x.slots[slot] = uint64(h)<<32 | uint64(n)
+	if 2*n < len(x.slots) {
+		return
 	}
-	return &m.tallies[i]
+	old := x.slots
+	x.alloc(2 * len(old))
+	mask := len(x.slots) - 1
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		i := int(uint32(s>>32) >> x.shift)
+		for x.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		x.slots[i] = s
+	}
 }
 
 // restoreTally adds the tally of a key new to w, as a snapshot holds it.
@@ -212,10 +283,11 @@ func (w *window) restoreTally(key string, count, sum int64) {
 		w.spill()
 	}
 	m := w.more
-	if m.index != nil {
-		m.index[key] = len(m.tallies)
-	}
 	m.tallies = append(m.tallies, t)
+	if m.index.slots != nil {
+		h := m.index.hash(key)
+		m.index.add(m.index.find(m.tallies, key, h), h, len(m.tallies))
+	}
 }
 
 // sortedTallies returns the tallies of w in ascending key order, in the
