@@ -37,7 +37,7 @@ type idSet struct {
 }
 
 // idTable is an idSet's state: a linear-probing hash table of inline IDs
-// whose length is a power of two, grown by doubling before it is more than
+// whose length is a power of two, grown (growTable) before it is more than
 // maxLoadNum/maxLoadDen full, and a map for the long IDs.
 type idTable struct {
 	slots []inlineID // an empty slot is the zero inlineID, which no ID encodes to
@@ -56,6 +56,14 @@ const (
 	maxLoadDen = 16
 	minSlots   = 16
 )
+
+// While the table is smaller than quadSlots, 16 384 slots (256 KiB), it
+// grows fourfold rather than doubling: a new processor's set reaches that
+// size in half as many growths, which reinsert a third of the IDs, not
+// all of them again. The memory this may leave unused is at most 768 KiB,
+// and beyond quadSlots, where it would be a fraction of a large state,
+// the table doubles.
+const quadSlots = 1 << 14
 
 // maxInlineID is the longest ID stored inline.
 const maxInlineID = 15
@@ -155,11 +163,16 @@ func (t *idTable) insert(k inlineID) bool {
 	}
 }
 
-// grow doubles the table and reinserts every ID, none of which is there
-// yet, so each goes to the first empty slot from its home.
+// grow enlarges the table, fourfold while it is smaller than quadSlots and
+// twofold beyond, and reinserts every ID, none of which is there yet, so
+// each goes to the first empty slot from its home.
 func (t *idTable) grow() {
 	old, n := t.slots, t.n
-	t.alloc(2 * len(old))
+	if len(old) < quadSlots {
+		t.alloc(4 * len(old))
+	} else {
+		t.alloc(2 * len(old))
+	}
 	mask := len(t.slots) - 1
 	for _, k := range old {
 		if k == (inlineID{}) {
