@@ -37,7 +37,7 @@ type idSet struct {
 }
 
 // idTable is an idSet's state: a linear-probing hash table of inline IDs
-// whose length is a power of two, grown (growTable) before it is more than
+// whose length is a power of two, grown (grow) before it is more than
 // maxLoadNum/maxLoadDen full, and a map for the long IDs.
 type idTable struct {
 	slots []inlineID // an empty slot is the zero inlineID, which no ID encodes to
@@ -50,7 +50,7 @@ type idTable struct {
 // that load a miss probes about 15 slots, four cache lines, at worst, and
 // half of that on average over a doubling; the load averages about 0.6 over
 // a doubling, which keeps the bytes per ID below a Go map's (BenchmarkHeap
-// reports them).
+// reports them). Below quadSlots the table grows fourfold and is emptier.
 const (
 	maxLoadNum = 13
 	maxLoadDen = 16

@@ -319,13 +319,13 @@ func (p *Processor) sortedTallies(w *window) []keyTally {
 // Sorting the tallies themselves moves 32 bytes holding a string per
 // swap, each move under the garbage collector's write barrier while it
 // runs; a word holds no pointer and compares in one instruction. The
-// bits above the index are the top bits of the key's first bytes, big
-// endian and zero-padded (keyPrefix): where two words' prefixes differ,
-// so do the keys, in the same order (a key that ends inside the prefix
-// has zeros where a longer key with its bytes has its next byte, which
-// is greater or, if zero, makes the prefixes equal). Keys whose prefixes
-// are equal, a run of words after the sort, are ordered by comparing
-// the keys whole.
+// bits above the index are the top bits of the key's first 8 bytes, big
+// endian and zero-padded (keyPrefix). Where two words' prefixes differ,
+// the keys are in the same order: the first byte that differs decides
+// both, and where one key has ended, its zero padding is below the other
+// key's byte, or, if that byte is zero too, the prefixes do not differ
+// there. Keys whose prefixes are equal, a run of words after the sort,
+// are then ordered by comparing the keys whole.
 func sortKeys(order []uint64, tallies []keyTally) []uint64 {
 	mask := indexMask(len(tallies))
 	for i, t := range tallies {
