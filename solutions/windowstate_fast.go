@@ -3,6 +3,8 @@
 package solutions
 
 import (
+	"hash/maphash"
+	"math/bits"
 	"slices"
 	"strings"
 	"unsafe"
@@ -40,13 +42,29 @@ var oneKey = &moreTallies{}
 
 // moreTallies holds the tallies of a window with more than one key, in the
 // order the keys first came; index finds a key's tally once there are
-// more than scanKeys (nil until then, and after a restore until an event
+// more than scanKeys (empty until then, and after a restore until an event
 // comes). A slice of values, rather than a map of pointers, costs no
 // allocation per key and is reused whole when the window is recycled.
 type moreTallies struct {
 	tallies []keyTally
-	index   map[string]int
+	index   keyIndex
 }
+
+// keyIndex finds a key's tally among a window's tallies: a linear-probing
+// hash table of words, each the top 32 bits of the key's hash and one
+// plus the tally's index (zero is an empty slot), at most half full, its
+// length a power of two. Unlike a map of strings it holds no pointer, so
+// the garbage collector never scans it, and clearing it for a recycled
+// window writes no barrier; a probe compares the key itself only where
+// the hashes' 32 bits match.
+type keyIndex struct {
+	slots []uint64
+	shift uint // 32 - log2(len(slots)): a hash's top bits are its home slot
+	seed  maphash.Seed
+}
+
+// minIndexSlots is the length of a new keyIndex: room for 2*scanKeys keys.
+const minIndexSlots = 4 * scanKeys
 
 // scanKeys is how many keys a window holds before tally indexes them:
 // below it, a scan of the tallies finds a key about as fast as a map does,
@@ -61,11 +79,13 @@ type keyTally struct {
 
 // windowReuse is what a Processor keeps for reuse: expired windows,
 // emptied; the rest of the slab new windows are cut from; and scratch
-// space for a window's tallies in key order.
+// space for a window's tallies in key order and for the sort that puts
+// them there.
 type windowReuse struct {
 	free   pool[*window]
 	slab   []window
 	sorted []keyTally
+	order  []uint64
 }
 
 // slabWindows is how many windows a slab holds: as many as fit in 8 KiB,
@@ -141,7 +161,7 @@ func (w *window) reset() {
 	default:
 		clear(w.more.tallies)
 		w.more.tallies = w.more.tallies[:0]
-		clear(w.more.index)
+		clear(w.more.index.slots)
 	}
 }
 
@@ -170,7 +190,7 @@ func (w *window) spill() {
 
 // tally returns the tally of key in m, adding an empty one if key is new.
 func (m *moreTallies) tally(key string) *keyTally {
-	if m.index == nil && len(m.tallies) <= scanKeys {
+	if m.index.slots == nil && len(m.tallies) <= scanKeys {
 		for i := range m.tallies {
 			if m.tallies[i].key == key {
 				return &m.tallies[i]
@@ -181,19 +201,73 @@ func (m *moreTallies) tally(key string) *keyTally {
 			return &m.tallies[len(m.tallies)-1]
 		}
 	}
-	if m.index == nil {
-		m.index = make(map[string]int, max(2*scanKeys, len(m.tallies)))
-		for i, t := range m.tallies {
-			m.index[t.key] = i
+	if m.index.slots == nil {
+		m.index.build(m.tallies)
+	}
+	h := m.index.hash(key)
+	slot := m.index.find(m.tallies, key, h)
+	if i := uint32(m.index.slots[slot]); i != 0 {
+		return &m.tallies[i-1]
+	}
+	m.tallies = append(m.tallies, keyTally{key: key})
+	m.index.add(slot, h, len(m.tallies))
+	return &m.tallies[len(m.tallies)-1]
+}
+
+// build gives x a new table indexing tallies, each of whose keys is new
+// to it.
+func (x *keyIndex) build(tallies []keyTally) {
+	x.seed = maphash.MakeSeed()
+	x.alloc(max(minIndexSlots, 1<<bits.Len(uint(4*len(tallies)-1))))
+	for i, t := range tallies {
+		h := x.hash(t.key)
+		x.add(x.find(tallies[:i], t.key, h), h, i+1)
+	}
+}
+
+// alloc gives x an empty table of size slots, a power of two.
+func (x *keyIndex) alloc(size int) {
+	x.slots = make([]uint64, size)
+	x.shift = uint(32 - bits.TrailingZeros(uint(size)))
+}
+
+// hash returns the top 32 bits of key's hash.
+func (x *keyIndex) hash(key string) uint32 {
+	return uint32(maphash.String(x.seed, key) >> 32)
+}
+
+// find returns the slot of key, whose hash is h, if tallies has it, or else
+// the empty slot where it goes.
+func (x *keyIndex) find(tallies []keyTally, key string, h uint32) int {
+	mask := len(x.slots) - 1
+	for i := int(h >> x.shift); ; i = (i + 1) & mask {
+		s := x.slots[i]
+		if s == 0 || uint32(s>>32) == h && tallies[uint32(s)-1].key == key {
+			return i
 		}
 	}
-	i, ok := m.index[key]
-	if !ok {
-		i = len(m.tallies)
-		m.tallies = append(m.tallies, keyTally{key: key})
-		m.index[key] = i
+}
+
+// add puts the n'th tally (counted from 1), whose key hashes to h, in the
+// empty slot find returned, and doubles the table once it is half full.
+func (x *keyIndex) add(slot int, h uint32, n int) {
+	x.slots[slot] = uint64(h)<<32 | uint64(n)
+	if 2*n < len(x.slots) {
+		return
 	}
-	return &m.tallies[i]
+	old := x.slots
+	x.alloc(2 * len(old))
+	mask := len(x.slots) - 1
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		i := int(uint32(s>>32) >> x.shift)
+		for x.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		x.slots[i] = s
+	}
 }
 
 // restoreTally adds the tally of a key new to w, as a snapshot holds it.
@@ -209,10 +283,11 @@ func (w *window) restoreTally(key string, count, sum int64) {
 		w.spill()
 	}
 	m := w.more
-	if m.index != nil {
-		m.index[key] = len(m.tallies)
-	}
 	m.tallies = append(m.tallies, t)
+	if m.index.slots != nil {
+		h := m.index.hash(key)
+		m.index.add(m.index.find(m.tallies, key, h), h, len(m.tallies))
+	}
 }
 
 // sortedTallies returns the tallies of w in ascending key order, in the
@@ -227,7 +302,68 @@ func (p *Processor) sortedTallies(w *window) []keyTally {
 		p.reuse.sorted = append(p.reuse.sorted[:0], w.first)
 		return p.reuse.sorted
 	}
-	p.reuse.sorted = append(p.reuse.sorted[:0], w.more.tallies...)
-	slices.SortFunc(p.reuse.sorted, func(a, b keyTally) int { return strings.Compare(a.key, b.key) })
-	return p.reuse.sorted
+	tallies := w.more.tallies
+	p.reuse.order = sortKeys(p.reuse.order[:0], tallies)
+	sorted, mask := p.reuse.sorted[:0], indexMask(len(tallies))
+	for _, o := range p.reuse.order {
+		sorted = append(sorted, tallies[o&mask])
+	}
+	p.reuse.sorted = sorted
+	return sorted
+}
+
+// sortKeys appends to order one word per tally, its index in tallies in
+// the low bits (indexMask), and returns them sorted by the tallies' keys
+// in ascending byte order, as strings.Compare orders them.
+//
+// Sorting the tallies themselves moves 32 bytes holding a string per
+// swap, each move under the garbage collector's write barrier while it
+// runs; a word holds no pointer and compares in one instruction. The
+// bits above the index are the top bits of the key's first 8 bytes, big
+// endian and zero-padded (keyPrefix). Where two words' prefixes differ,
+// the keys are in the same order: the first byte that differs decides
+// both, and where one key has ended, its zero padding is below the other
+// key's byte, or, if that byte is zero too, the prefixes do not differ
+// there. Keys whose prefixes are equal, a run of words after the sort,
+// are then ordered by comparing the keys whole.
+func sortKeys(order []uint64, tallies []keyTally) []uint64 {
+	mask := indexMask(len(tallies))
+	for i, t := range tallies {
+		order = append(order, keyPrefix(t.key)&^mask|uint64(i))
+	}
+	slices.Sort(order)
+	for i := 0; i < len(order); {
+		j := i + 1
+		for j < len(order) && order[j]&^mask == order[i]&^mask {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(order[i:j], func(a, b uint64) int {
+				return strings.Compare(tallies[a&mask].key, tallies[b&mask].key)
+			})
+		}
+		i = j
+	}
+	return order
+}
+
+// indexMask is the mask of the low bits of a word of sortKeys that hold
+// an index into n tallies: as few as fit n, so that the rest hold as much
+// of the key as they can.
+func indexMask(n int) uint64 {
+	return 1<<bits.Len(uint(n-1)) - 1
+}
+
+// keyPrefix returns the first 8 bytes of key as a big-endian number,
+// zero-padded if key is shorter: a larger prefix is a larger key.
+func keyPrefix(key string) uint64 {
+	if len(key) >= 8 {
+		return uint64(key[0])<<56 | uint64(key[1])<<48 | uint64(key[2])<<40 | uint64(key[3])<<32 |
+			uint64(key[4])<<24 | uint64(key[5])<<16 | uint64(key[6])<<8 | uint64(key[7])
+	}
+	var x uint64
+	for i := range len(key) {
+		x |= uint64(key[i]) << (56 - 8*i)
+	}
+	return x
 }

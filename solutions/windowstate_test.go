@@ -64,3 +64,58 @@ func TestWindowStateKeepsEveryKeysTally(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowStateSortsKeysInByteOrder certifies that a window's tallies
+// come back in the byte order of their keys, as strings.Compare orders
+// them, for any keys: the empty key, keys that share long prefixes or are
+// prefixes of each other, zero bytes ("a" before "a\x00"), bytes above
+// 0x7f, and windows of up to several hundred keys. The tuned build sorts
+// words holding each key's first bytes and breaks ties on the whole keys;
+// a key misplaced there would put a window's results out of order.
+func TestWindowStateSortsKeysInByteOrder(t *testing.T) {
+	defer suite.Recover(t)
+	r := suite.Rand(t)
+	// Keys are made of these pieces, so that many share a prefix of up
+	// to tens of bytes and many differ only past the first 8.
+	pieces := []string{"", "a", "\x00", "\xff", "é", "k1", "k10", "abcdefgh", "abcdefghi", "\x7f\x80"}
+	for _, keys := range []int{2, 3, 9, 40, 255, 256, 257, 700} {
+		t.Run(fmt.Sprintf("keys=%d", keys), func(t *testing.T) {
+			defer suite.Recover(t)
+			p, err := NewProcessor(Config{WindowSize: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for round := range 3 { // the rounds after the first reuse expired windows and scratch space
+				w := p.newWindow(int64(round)*10, int64(round)*10+10)
+				want := map[string]keyTally{}
+				for len(want) < keys {
+					var b strings.Builder
+					for range r.IntN(6) {
+						b.WriteString(pieces[r.IntN(len(pieces))])
+					}
+					k := b.String()
+					tl := w.tally(k)
+					tl.count++
+					tl.sum += int64(len(k))
+					want[k] = *tl
+				}
+				wantSorted := slices.SortedFunc(maps.Values(want), func(a, b keyTally) int { return strings.Compare(a.key, b.key) })
+				if got := p.sortedTallies(w); !slices.Equal(got, wantSorted) {
+					t.Fatalf("round %d: %d keys in key order are\n  %q\nwant (strings.Compare order)\n  %q\nwhy it matters: a window's results go out in key order; a key out of place is a result out of order",
+						round, keys, tallyKeys(got), tallyKeys(wantSorted))
+				}
+				p.windows = append(p.windows, w)
+				p.dropWindows(1)
+			}
+		})
+	}
+}
+
+// tallyKeys returns the keys of tallies, in their order.
+func tallyKeys(tallies []keyTally) []string {
+	keys := make([]string, len(tallies))
+	for i, t := range tallies {
+		keys[i] = t.key
+	}
+	return keys
+}
