@@ -30,13 +30,13 @@ var backendKinds = []string{"heap", "pebble"}
 // openBackend opens a fresh backend of kind ("heap" or "pebble", the
 // latter in a new temporary directory) and returns it with a function that
 // closes it and removes its directory.
-func openBackend(b testing.TB, api API, kind string) (Backend, func()) {
+func openBackend(b testing.TB, api API, kind string) (Backend, func(testing.TB)) {
 	if api.NewBackendProcessor == nil || api.NewHeapBackend == nil || api.OpenPebbleBackend == nil {
 		b.Fatal("the backend benchmarks need stage 12's NewBackendProcessor, NewHeapBackend and OpenPebbleBackend")
 	}
 	if kind == "heap" {
 		be := api.NewHeapBackend()
-		return be, func() { closeBackend(b, be) }
+		return be, func(tb testing.TB) { closeBackend(tb, be) }
 	}
 	dir, err := os.MkdirTemp("", "de-bench-pebble-")
 	if err != nil {
@@ -47,8 +47,8 @@ func openBackend(b testing.TB, api API, kind string) (Backend, func()) {
 		os.RemoveAll(dir)
 		b.Fatalf("OpenPebbleBackend(%q, %d): %v", dir, bench.PebbleBudget, err)
 	}
-	return be, func() {
-		closeBackend(b, be)
+	return be, func(tb testing.TB) {
+		closeBackend(tb, be)
 		os.RemoveAll(dir)
 	}
 }
@@ -85,7 +85,7 @@ func BackendThroughput(b *testing.B, api API, n int) {
 	pass := func(kind string) func() time.Duration {
 		return func() time.Duration {
 			be, done := openBackend(b, api, kind)
-			defer done()
+			defer done(b)
 			p := newBackendProcessor(b, api, cfg, be)
 			start := cpuTime()
 			for _, e := range events {
@@ -113,7 +113,7 @@ func BackendMemory(b *testing.B, api API) {
 	pass := func(kind string) func() int64 {
 		return func() int64 {
 			be, done := openBackend(b, api, kind)
-			defer done()
+			defer done(b)
 			p := newBackendProcessor(b, api, heldConfig(), be)
 			before := liveHeap()
 			for _, e := range events {
@@ -146,7 +146,7 @@ func BackendCheckpoint(b *testing.B, api API) {
 	pass := func(kind string) func() checkpointTurn {
 		return func() checkpointTurn {
 			s := newHeldState(b, api, kind)
-			defer s.close()
+			defer s.close(b)
 			return s.turn(b)
 		}
 	}
@@ -210,9 +210,9 @@ func reportCheckpoints(b *testing.B, turnsOf [][]checkpointTurn) {
 // and the heldEvents it has taken, for the checkpoint benchmarks.
 type heldState struct {
 	p     BackendProcessor
-	fed   int  // the heldEvents it has taken
-	first bool // whether it has taken its first checkpoint
-	close func()
+	fed   int              // the heldEvents it has taken
+	first bool             // whether it has taken its first checkpoint
+	close func(testing.TB) // closes the backend, failing the benchmark it is given on an error
 }
 
 // keptStates are BackendCheckpointKept's states, by backend kind, for the
@@ -221,10 +221,12 @@ var keptStates = map[string]*heldState{}
 
 // releaseKept closes the states BackendCheckpointKept kept, and removes
 // their directories: a Pebble backend left open would go on compacting in
-// the benchmarks after it.
-func releaseKept() {
+// the benchmarks after it. A backend that does not close fails b, the
+// benchmark still running: the one that opened it has finished, and
+// failing a finished benchmark panics.
+func releaseKept(b testing.TB) {
 	for kind, s := range keptStates {
-		s.close()
+		s.close(b)
 		delete(keptStates, kind)
 	}
 }

@@ -50,7 +50,7 @@ func TestBackendsDoTheSameWork(t *testing.T) {
 		for _, kind := range backendKinds {
 			be, done := openBackend(t, reference12, kind)
 			got := run(newBackendProcessor(t, reference12, s.cfg, be), s.events)
-			done()
+			done(t)
 			require.Equal(t, len(want), len(got), "%s stream, %s backend: as many calls", s.name, kind)
 			for i := range want {
 				require.Equal(t, want[i], got[i], "%s stream, %s backend: call %d (the last is Flush)", s.name, kind, i)

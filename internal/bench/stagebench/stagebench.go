@@ -67,7 +67,7 @@ func Run(b *testing.B, stage int, api API) {
 		if bm.Stage == stage {
 			b.Run(bm.Name, func(b *testing.B) { Measure(b, bm, api) })
 			releaseStream()
-			releaseKept()
+			releaseKept(b)
 		}
 	}
 }
@@ -78,7 +78,7 @@ func Run(b *testing.B, stage int, api API) {
 func Measure(b *testing.B, bm bench.Benchmark, api API) {
 	defer suite.Recover(b)
 	if bm.Kind != bench.BackendCheckpointKept {
-		releaseKept() // a caller other than Run, such as BenchmarkBackends
+		releaseKept(b) // a caller other than Run, such as BenchmarkBackends
 	}
 	switch bm.Kind {
 	case bench.Throughput:
