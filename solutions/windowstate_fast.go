@@ -24,21 +24,47 @@ import (
 // key that has events in it.
 //
 // Most open windows of a job with many of them have one key, so that case
-// is one struct of 56 bytes, cut from a slab (windowReuse.slab), with the
-// tally inline: first. A window's keys are
-//   - none, if more is nil;
-//   - one, first, if more is oneKey;
-//   - otherwise more.tallies (first is unused): a window that has had two
-//     keys keeps its moreTallies, recycled with it, for good.
+// is one struct of 48 bytes, cut from a slab (windowReuse.slab), with the
+// tally inline: first. first.count, which a real tally never has below
+// zero, also says which of three states the window is in (keysOf):
+//   - noKeys: the window has no key yet;
+//   - zero or more: its one key's tally is first;
+//   - manyKeys: its keys are in a moreTallies, and first.key is not a key
+//     but that moreTallies's handle (handleOf), the one pointer the window
+//     needs for it. A window that has had two keys keeps its moreTallies,
+//     recycled with it, for good.
+//
+// A separate pointer field for the moreTallies would be simpler, and it
+// was: 56 bytes, and with its 8-byte place in the processor's slice of
+// windows an open window cost more than an entry of the naive learner's
+// map of (key, window) tallies (docs/PERFORMANCE.md, "Heap per open
+// window"). With one key, first.key holds that key's string; with more,
+// first is unused: the two never need the field at once.
 type window struct {
 	start, end int64
 	first      keyTally
-	more       *moreTallies
 }
 
-// oneKey is the mark of a window whose one key is in first. Its address is
-// all that is used: it is never written.
-var oneKey = &moreTallies{}
+// The states of a window that first.count marks: a tally's count is never
+// negative.
+const (
+	noKeys   = -1
+	manyKeys = -2
+)
+
+// handleOf returns m's handle: a string of one byte, m's first, which
+// first.key of a window in the manyKeys state holds. As a string's data
+// pointer it is a pointer the garbage collector follows, so it keeps m
+// alive with the window, and more turns it back into m. Nothing reads it
+// as a string: a window with many keys compares keys in m, never first.
+func handleOf(m *moreTallies) string {
+	return unsafe.String((*byte)(unsafe.Pointer(m)), 1)
+}
+
+// more returns the moreTallies of w, which is in the manyKeys state.
+func (w *window) more() *moreTallies {
+	return (*moreTallies)(unsafe.Pointer(unsafe.StringData(w.first.key)))
+}
 
 // moreTallies holds the tallies of a window with more than one key, in the
 // order the keys first came; index finds a key's tally once there are
@@ -90,8 +116,8 @@ type windowReuse struct {
 
 // slabWindows is how many windows a slab holds: as many as fit in 8 KiB,
 // a size the allocator gives exactly, in one allocation, each window its
-// exact size (alone, the allocator would round a window's 56 bytes up to
-// 64). A slab stays in memory while any of its windows is in use; the
+// exact size (alone, a window's 48 bytes is a size class of its own, but
+// one allocation per window would cost as many as the windows). A slab stays in memory while any of its windows is in use; the
 // pool of free windows reuses them.
 const slabWindows = 8192 / unsafe.Sizeof(window{})
 
@@ -133,6 +159,7 @@ func (p *Processor) newWindow(start, end int64) *window {
 			p.reuse.slab = make([]window, slabWindows)
 		}
 		w, p.reuse.slab = &p.reuse.slab[0], p.reuse.slab[1:]
+		w.first.count = noKeys
 	}
 	w.start, w.end = start, end
 	return w
@@ -153,39 +180,38 @@ func (p *Processor) dropWindows(n int) {
 // but not the keys: a recycled window must not keep old keys' strings
 // alive.
 func (w *window) reset() {
-	w.first = keyTally{}
-	switch w.more {
-	case nil:
-	case oneKey:
-		w.more = nil
-	default:
-		clear(w.more.tallies)
-		w.more.tallies = w.more.tallies[:0]
-		clear(w.more.index.slots)
+	if w.first.count != manyKeys {
+		w.first = keyTally{count: noKeys}
+		return
 	}
+	m := w.more()
+	clear(m.tallies)
+	m.tallies = m.tallies[:0]
+	clear(m.index.slots)
 }
 
 // tally returns the tally of key in w, adding an empty one if key is new
 // to w.
 func (w *window) tally(key string) *keyTally {
-	switch w.more {
-	case nil:
-		w.first, w.more = keyTally{key: key}, oneKey
+	switch w.first.count {
+	case noKeys:
+		w.first = keyTally{key: key}
 		return &w.first
-	case oneKey:
+	case manyKeys:
+	default:
 		if w.first.key == key {
 			return &w.first
 		}
 		w.spill()
 	}
-	return w.more.tally(key)
+	return w.more().tally(key)
 }
 
 // spill moves the one key of w from first to a moreTallies of its own,
 // for a second key to join.
 func (w *window) spill() {
-	w.more = &moreTallies{tallies: append(make([]keyTally, 0, 2), w.first)}
-	w.first = keyTally{}
+	m := &moreTallies{tallies: append(make([]keyTally, 0, 2), w.first)}
+	w.first = keyTally{key: handleOf(m), count: manyKeys}
 }
 
 // tally returns the tally of key in m, adding an empty one if key is new.
@@ -275,14 +301,15 @@ func (x *keyIndex) add(slot int, h uint32, n int) {
 // the window: most restored windows only fire and expire.
 func (w *window) restoreTally(key string, count, sum int64) {
 	t := keyTally{key: key, count: count, sum: sum}
-	switch w.more {
-	case nil:
-		w.first, w.more = t, oneKey
+	switch w.first.count {
+	case noKeys:
+		w.first = t
 		return
-	case oneKey:
+	case manyKeys:
+	default:
 		w.spill()
 	}
-	m := w.more
+	m := w.more()
 	m.tallies = append(m.tallies, t)
 	if m.index.slots != nil {
 		h := m.index.hash(key)
@@ -295,14 +322,15 @@ func (w *window) restoreTally(key string, count, sum int64) {
 // tallies stay in arrival order: with allowed lateness a fired window
 // still takes events, and its index must stay valid.
 func (p *Processor) sortedTallies(w *window) []keyTally {
-	switch w.more {
-	case nil:
+	switch w.first.count {
+	case noKeys:
 		return p.reuse.sorted[:0]
-	case oneKey:
+	case manyKeys:
+	default:
 		p.reuse.sorted = append(p.reuse.sorted[:0], w.first)
 		return p.reuse.sorted
 	}
-	tallies := w.more.tallies
+	tallies := w.more().tallies
 	p.reuse.order = sortKeys(p.reuse.order[:0], tallies)
 	sorted, mask := p.reuse.sorted[:0], indexMask(len(tallies))
 	for _, o := range p.reuse.order {
