@@ -18,6 +18,8 @@ import (
 // redelivery-extends-life, a mutant of the plain build, the slice itself).
 type expiryQueue []idExpiry
 
+// Len, Less, Swap, Push and Pop make q a heap.Interface for container/heap;
+// seenttl.go calls Len and the lower-case methods below.
 func (q expiryQueue) Len() int { return len(q) }
 func (q expiryQueue) Less(i, j int) bool {
 	return q[i].expiry < q[j].expiry
