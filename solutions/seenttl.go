@@ -2,7 +2,6 @@ package solutions
 
 import (
 	"bytes"
-	"container/heap"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -68,7 +67,7 @@ func (p *Processor) forgetLater(e kit.Event) {
 		p.seen.remove(e.ID)
 		return
 	}
-	heap.Push(&p.expiries, idExpiry{expiry: expiry, id: e.ID})
+	p.expiries.push(expiry, e.ID)
 }
 
 // forgetExpired forgets every ID whose time has come at the current
@@ -76,8 +75,8 @@ func (p *Processor) forgetLater(e kit.Event) {
 // heap gives them soonest first, so this costs one pop (O(log n)) per ID
 // forgotten, not a scan of all the IDs remembered.
 func (p *Processor) forgetExpired() {
-	for len(p.expiries) > 0 && p.expiries[0].expiry <= p.watermark {
-		p.seen.remove(heap.Pop(&p.expiries).(idExpiry).id)
+	for p.expiries.Len() > 0 && p.expiries.soonest() <= p.watermark {
+		p.expiries.forgetSoonest(p.seen)
 	}
 }
 
@@ -85,26 +84,6 @@ func (p *Processor) forgetExpired() {
 type idExpiry struct {
 	expiry int64
 	id     string
-}
-
-// expiryQueue holds the IDs a Processor with a seen TTL remembers, as a
-// min-heap by expiry (container/heap): every ID in the processor's seen set,
-// once. It is the event-time timer service of Flink's keyed state: a timer
-// per entry, fired by the watermark.
-type expiryQueue []idExpiry
-
-func (q expiryQueue) Len() int { return len(q) }
-func (q expiryQueue) Less(i, j int) bool {
-	return q[i].expiry < q[j].expiry
-}
-func (q expiryQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *expiryQueue) Push(x any)   { *q = append(*q, x.(idExpiry)) }
-func (q *expiryQueue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	old[len(old)-1] = idExpiry{} // the ID's string is the garbage collector's now
-	*q = old[:len(old)-1]
-	return x
 }
 
 // A Processor with a seen TTL writes a snapshot of its own magic, "FLKT",
@@ -138,7 +117,7 @@ func (p *Processor) snapshotWithTTL() []byte {
 
 	// The heap's order depends on the order of arrival; the ID order is
 	// canonical, so that equal state gives equal bytes.
-	byID := slices.Clone(p.expiries)
+	byID := p.expiries.all()
 	slices.SortFunc(byID, func(a, b idExpiry) int { return strings.Compare(a.id, b.id) })
 	buf = binary.AppendUvarint(buf, uint64(len(byID)))
 	for _, x := range byID {
@@ -192,7 +171,7 @@ func decodeTTLV1(body []byte) (*Processor, error) {
 	p.watermark = watermark
 
 	n := r.count()
-	p.expiries = make(expiryQueue, 0, n)
+	p.expiries = newExpiryQueue(n)
 	var prev []byte
 	for i := range n {
 		id, expiry := r.bytes(), r.varint()
@@ -206,10 +185,10 @@ func decodeTTLV1(body []byte) (*Processor, error) {
 			return nil, fmt.Errorf("seen ID %s is forgotten at watermark %d, which watermark %d has reached", kit.ShowString(string(id)), expiry, watermark)
 		}
 		p.seen.addBytes(id)
-		p.expiries = append(p.expiries, idExpiry{expiry: expiry, id: string(id)})
+		p.expiries.appendBytes(expiry, id)
 		prev = id
 	}
-	heap.Init(&p.expiries)
+	p.expiries.init()
 
 	if err := p.readWindows(r, cfg.WindowSize); err != nil {
 		return nil, err
