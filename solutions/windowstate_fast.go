@@ -26,7 +26,7 @@ import (
 // Most open windows of a job with many of them have one key, so that case
 // is one struct of 48 bytes, cut from a slab (windowReuse.slab), with the
 // tally inline: first. first.count, which a real tally never has below
-// zero, also says which of three states the window is in (keysOf):
+// zero, also says which of three states the window is in:
 //   - noKeys: the window has no key yet;
 //   - zero or more: its one key's tally is first;
 //   - manyKeys: its keys are in a moreTallies, and first.key is not a key
@@ -115,10 +115,9 @@ type windowReuse struct {
 }
 
 // slabWindows is how many windows a slab holds: as many as fit in 8 KiB,
-// a size the allocator gives exactly, in one allocation, each window its
-// exact size (alone, a window's 48 bytes is a size class of its own, but
-// one allocation per window would cost as many as the windows). A slab stays in memory while any of its windows is in use; the
-// pool of free windows reuses them.
+// a size the allocator gives exactly, so that 170 windows cost one
+// allocation, not 170. A slab stays in memory while any of its windows is
+// in use; the pool of free windows reuses them.
 const slabWindows = 8192 / unsafe.Sizeof(window{})
 
 // pool keeps emptied state (windows, sessions, slices) for new state to
@@ -197,7 +196,7 @@ func (w *window) tally(key string) *keyTally {
 	case noKeys:
 		w.first = keyTally{key: key}
 		return &w.first
-	case manyKeys:
+	case manyKeys: // its keys are in more(), below
 	default:
 		if w.first.key == key {
 			return &w.first
@@ -305,7 +304,7 @@ func (w *window) restoreTally(key string, count, sum int64) {
 	case noKeys:
 		w.first = t
 		return
-	case manyKeys:
+	case manyKeys: // its keys are in more(), below
 	default:
 		w.spill()
 	}
@@ -325,7 +324,7 @@ func (p *Processor) sortedTallies(w *window) []keyTally {
 	switch w.first.count {
 	case noKeys:
 		return p.reuse.sorted[:0]
-	case manyKeys:
+	case manyKeys: // its keys are in more(), below
 	default:
 		p.reuse.sorted = append(p.reuse.sorted[:0], w.first)
 		return p.reuse.sorted
