@@ -2,8 +2,6 @@
 
 package solutions
 
-import "strings"
-
 // expiryQueue holds the IDs a Processor with a seen TTL remembers, as a
 // min-heap by expiry: every ID in the processor's seen set, once. This is
 // the tuned build's (go build -tags fast); expiryqueue.go has the plain
@@ -152,35 +150,24 @@ func (q *expiryQueue) down(i int, e expiryEntry) {
 }
 
 // all returns every entry of q, in no particular order, in a slice of its
-// own: the snapshot sorts it. The inline IDs become strings by slicing one
-// string that holds them all, as idSet.sorted does: two allocations, not
-// one per ID.
+// own: the snapshot sorts it. The inline IDs become strings all at once
+// (stringsOf), as idSet.sorted makes them.
 func (q *expiryQueue) all() []idExpiry {
-	size := 0
+	var short []inlineID
 	for _, e := range q.heap {
 		if _, long := e.longIndex(); !long {
-			size += e.id.len()
+			short = append(short, e.id)
 		}
 	}
-	var b strings.Builder
-	b.Grow(size)
-	for _, e := range q.heap {
-		if _, long := e.longIndex(); !long {
-			form := e.id.form()
-			b.Write(form[1 : 1+e.id.len()])
-		}
-	}
-	joined := b.String()
-
+	ids := stringsOf(short)
 	out := make([]idExpiry, len(q.heap))
 	for k, e := range q.heap {
 		if i, long := e.longIndex(); long {
 			out[k] = idExpiry{expiry: e.expiry, id: q.long[i]}
 			continue
 		}
-		n := e.id.len()
-		out[k] = idExpiry{expiry: e.expiry, id: joined[:n]}
-		joined = joined[n:]
+		out[k] = idExpiry{expiry: e.expiry, id: ids[0]}
+		ids = ids[1:]
 	}
 	return out
 }
@@ -206,7 +193,7 @@ func (q *expiryQueue) appendBytes(expiry int64, id []byte) {
 // the last first, sifts down into the heap below it, already in order.
 func (q *expiryQueue) init() {
 	if len(q.heap) < 2 {
-		return // (len-2)/4 would truncate to 0, a parent that is not there
+		return // in order already; and for an empty heap (0-2)/4 is 0, an entry it does not have
 	}
 	for i := (len(q.heap) - 2) / 4; i >= 0; i-- {
 		q.down(i, q.heap[i])

@@ -244,25 +244,9 @@ func (s idSet) sorted() []string {
 	short = radixSort(short)
 	long := slices.Sorted(maps.Keys(s.t.long))
 
-	// The inline IDs become strings by slicing one string that holds them
-	// all: two allocations, not one per ID.
-	size := 0
-	for _, k := range short {
-		size += k.len()
-	}
-	var all strings.Builder
-	all.Grow(size)
-	for _, k := range short {
-		b := k.form()
-		all.Write(b[1 : 1+k.len()])
-	}
-	joined := all.String()
-
 	ids := make([]string, 0, s.len())
 	j := 0
-	for _, k := range short {
-		id := joined[:k.len()]
-		joined = joined[k.len():]
+	for _, id := range stringsOf(short) {
 		for j < len(long) && long[j] < id {
 			ids = append(ids, long[j])
 			j++
@@ -270,6 +254,28 @@ func (s idSet) sorted() []string {
 		ids = append(ids, id)
 	}
 	return append(ids, long[j:]...)
+}
+
+// stringsOf returns the IDs ks hold, as strings, in the order of ks. They
+// are slices of one string that holds them all: a snapshot turns every
+// inline ID into a string, and this costs two allocations, not one per ID.
+func stringsOf(ks []inlineID) []string {
+	size := 0
+	for _, k := range ks {
+		size += k.len()
+	}
+	var all strings.Builder
+	all.Grow(size)
+	for _, k := range ks {
+		b := k.form()
+		all.Write(b[1 : 1+k.len()])
+	}
+	joined := all.String()
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i], joined = joined[:k.len()], joined[k.len():]
+	}
+	return out
 }
 
 // byteAt returns byte i of k's 16-byte form.
