@@ -134,6 +134,8 @@ var (
 // chosen by hand: the forgetting rule watermark ≥ expiry, equal expiries
 // (popped in any order, all at once), the int64 edges, IDs inline and long
 // (the tuned queue's slab and its free list), and a restore's rebuild.
+// That the slab reuses what it frees is TestExpiryQueueSlabStaysBounded's,
+// in the tuned build only.
 func TestExpiryQueueCases(t *testing.T) {
 	defer suite.Recover(t)
 	tests := []struct {
@@ -161,7 +163,7 @@ func TestExpiryQueueCases(t *testing.T) {
 			push("", 3), push(long15, 2), push(long16, 1), push(long16+"z", 2),
 			advance(1), restore(), advance(2), advance(3),
 		}},
-		{"long IDs reuse free slab indices", []queueOp{
+		{"long IDs forgotten and pushed again", []queueOp{
 			push(long16+"1", 1), push(long16+"2", 2), push(long16+"3", 3),
 			advance(2), push(long16+"4", 4), push(long16+"5", 1), push(long16+"1", 5),
 			advance(1), restore(), push(long16+"2", 9), advance(math.MaxInt64),
@@ -185,7 +187,9 @@ func TestExpiryQueueCases(t *testing.T) {
 // on seeded random runs, pushes and forgetting interleaved as a Processor
 // makes them, with restores among them, against a sorted reference: expiries
 // from a narrow range (many equal) and from the int64 edges, math.MinInt64+1
-// to math.MaxInt64; a rising watermark; IDs inline and long. Queues grow past
+// to math.MaxInt64; watermarks at random, mostly in that narrow range, where
+// they tie with expiries, and not always rising (the queue's rule holds at
+// any watermark); IDs inline and long. Queues grow past
 // several levels of the heap (4-ary in the tuned build: 1, 5, 21, 85, ...).
 // The full comparison, a sort of every ID, runs on every step of a small
 // queue and on every 64th (and every restore) of a large one.
