@@ -1,7 +1,10 @@
 package kit_test
 
 import (
+	"cmp"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"slices"
@@ -226,4 +229,62 @@ func TestWithAwkwardFieldsKeepsTheStreamsShape(t *testing.T) {
 	assert.Len(t, newKeys, len(keys), "distinct keys stay distinct")
 	assert.Len(t, newIDs, len(ids), "distinct IDs stay distinct")
 	assert.Greater(t, awkward, len(out)/3, "about half the events get an awkward field")
+}
+
+// TestGeneratorsKeepTheirStreams pins RandomEvents and BoundedShuffle to the
+// streams they made when each was a stable sort (below, the reference): an
+// unstable sort of (key, index) pairs must give the very same order, ties
+// included, because every seeded test and golden file of the course is a
+// stream from these two, and a learner replays a failure by its seed.
+func TestGeneratorsKeepTheirStreams(t *testing.T) {
+	keys := []string{"a", "b", "c"}
+	for _, n := range []int{0, 1, 2, 17, 1000, 20_000} {
+		for _, span := range []int64{1, 3, 1000, 10 * int64(n+1)} {
+			for _, bound := range []int64{0, 1, 5, 700} {
+				seed := uint64(n)*31 + uint64(span)*7 + uint64(bound)
+				r, want := kit.NewRand(seed), kit.NewRand(seed)
+				got := kit.RandomEvents(r, n, keys, -50, span)
+				ref := stableRandomEvents(want, n, keys, -50, span)
+				require.Equal(t, ref, got, "RandomEvents(seed %d, n=%d, span=%d) changed its stream", seed, n, span)
+				require.Equal(t, stableBoundedShuffle(want, ref, bound), kit.BoundedShuffle(r, got, bound),
+					"BoundedShuffle(seed %d, n=%d, span=%d, bound=%d) changed its stream", seed, n, span, bound)
+			}
+		}
+	}
+}
+
+// stableRandomEvents is RandomEvents as it was written first, with a stable
+// sort: the reference for TestGeneratorsKeepTheirStreams.
+func stableRandomEvents(r *rand.Rand, n int, keys []string, from, span int64) []kit.Event {
+	evs := make([]kit.Event, n)
+	for i := range evs {
+		evs[i] = kit.Event{
+			ID:    fmt.Sprintf("e%d", i),
+			Key:   keys[r.IntN(len(keys))],
+			TS:    from + r.Int64N(span),
+			Value: 1 + r.Int64N(10),
+		}
+	}
+	slices.SortStableFunc(evs, func(a, b kit.Event) int { return cmp.Compare(a.TS, b.TS) })
+	return evs
+}
+
+// stableBoundedShuffle is BoundedShuffle as it was written first, with a
+// stable sort: the reference for TestGeneratorsKeepTheirStreams.
+func stableBoundedShuffle(r *rand.Rand, events []kit.Event, bound int64) []kit.Event {
+	type slot struct {
+		deadline int64
+		e        kit.Event
+	}
+	slots := make([]slot, len(events))
+	for i, e := range events {
+		slots[i] = slot{deadline: e.TS + r.Int64N(bound+1), e: e}
+	}
+	r.Shuffle(len(slots), func(i, j int) { slots[i], slots[j] = slots[j], slots[i] })
+	slices.SortStableFunc(slots, func(a, b slot) int { return cmp.Compare(a.deadline, b.deadline) })
+	out := make([]kit.Event, len(slots))
+	for i, s := range slots {
+		out[i] = s.e
+	}
+	return out
 }
