@@ -88,7 +88,11 @@ func Run(ctx context.Context, o Options) (*Measurements, error) {
 		return nil, err
 	}
 
-	args := []string{"test", "-p", "1", "-tags", RefTags, "-overlay", overlay,
+	// -trimpath and -vet=off as de test runs go test (gotest.Options.Args):
+	// so the packages both build (Pebble, the kit) come from one build
+	// cache entry, and a first de bench after de test does not compile them
+	// again; vetting the lab is not what a benchmark run is for.
+	args := []string{"test", "-p", "1", "-trimpath", "-vet=off", "-tags", RefTags, "-overlay", overlay,
 		"-run", "^$", "-bench", benchPattern(stages, o.Full), "-benchmem", "-count", strconv.Itoa(o.Count)}
 	if o.Benchtime != "" {
 		args = append(args, "-benchtime", o.Benchtime)
