@@ -64,6 +64,37 @@ func BenchmarkRatios(b *testing.B) {
 	}
 }
 
+// BenchmarkLengths is issue 16's flat cost as state grows, measured in
+// pairs: the reference with its seen IDs unbounded (ref) and bounded by
+// stage 10's TTL (ttl), each over the first 10k, 100k, 1M and 4M events of
+// one stream, the lengths in turns within every round
+// (stagebench.Lengths), so that each length meets the same heap and the
+// same machine. BenchmarkRatios and BenchmarkReference build a stream of
+// each length and hold only that one: there the collector paces itself to
+// a heap that grows with the length, here to the same heap at every
+// length. ttl-4000000/10000 is the cost per event over the first 4M events
+// over that over the first 10k, round by round (flat is 1); ref's the
+// growth of an unbounded dedup set.
+//
+//	go test -tags 'solution fast' -run '^$' -bench '^BenchmarkLengths$' -benchtime 5x ./solutions
+func BenchmarkLengths(b *testing.B) {
+	cfg := Config{WindowSize: benchWindow, WatermarkDelay: kit.BenchmarkDisorder}
+	lengths := sizesFor()
+	events := stagebench.Stream(lengths[len(lengths)-1])
+	for _, ttl := range []int64{0, cfg.WindowSize} {
+		name := map[bool]string{false: "ref", true: "ttl"}[ttl > 0]
+		b.Run(name, func(b *testing.B) {
+			stagebench.Lengths(b, name, lengths, func(n int) {
+				p, err := NewSeenTTLProcessor(cfg, ttl)
+				if err != nil {
+					b.Fatal(err)
+				}
+				drive(p, events[:n])
+			})
+		})
+	}
+}
+
 // drive gives p every event and a Flush, as stagebench.Throughput does,
 // keeping the last results.
 func drive(p stagebench.Processor, events []kit.Event) {

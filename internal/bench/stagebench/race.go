@@ -111,3 +111,50 @@ func Stream(n int) []kit.Event {
 	}
 	return events
 }
+
+// Lengths times pass over the first n events of one stream, for each n of
+// lengths, in turns, one round per b.N, as Race times its contenders: so
+// the cost per event at each length is measured in the same process, with
+// the same heap (the whole stream is held throughout) and the same moments
+// of the machine, and the only thing that differs from one length to the
+// next is how far into the stream the processor has got. pass(n) must do
+// the same work every time it is called with n; a short pass is repeated
+// until a sample covers raceWork events.
+//
+// It reports the median CPU time per event at each length as
+// <name>-<n>-cpu-ns/event, and, round by round, each later length's cost
+// per event over the first's as <name>-<n>/<first> with its range (see
+// Spread): 1.0 is a cost that does not depend on how long the stream has
+// run.
+func Lengths(b *testing.B, name string, lengths []int, pass func(n int)) {
+	passes := make([]func() time.Duration, len(lengths))
+	for i, n := range lengths {
+		reps := max(1, raceWork/n)
+		passes[i] = func() time.Duration {
+			runtime.GC()
+			start := cpuTime()
+			for range reps {
+				pass(n)
+			}
+			return cpuTime() - start
+		}
+	}
+	samples := collect(b, passes...)
+	perEvent := func(i int) []time.Duration { // samples[i] per event, in picoseconds, so that lengths compare
+		reps := max(1, raceWork/lengths[i])
+		out := make([]time.Duration, len(samples[i]))
+		for r, d := range samples[i] {
+			out[r] = d * 1000 / time.Duration(reps*lengths[i])
+		}
+		return out
+	}
+	first := perEvent(0)
+	for i, n := range lengths {
+		if i > 0 {
+			Ratios(first, perEvent(i)).Report(b, fmt.Sprintf("%s-%d/%d", name, n, lengths[0]))
+		}
+	}
+	for i, n := range lengths {
+		b.ReportMetric(perItem(median(samples[i]), max(1, raceWork/n), n), fmt.Sprintf("%s-%d-cpu-ns/event", name, n))
+	}
+}

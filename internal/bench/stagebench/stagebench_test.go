@@ -130,3 +130,26 @@ func TestPrefixesOutliveTheStream(t *testing.T) {
 		}
 	}
 }
+
+// TestLengthsRepeatsShortPassesAndReportsEachLength checks what
+// BenchmarkLengths reads from Lengths: every length is timed in every
+// round, a short pass repeated until a sample covers raceWork events (so
+// a length ten times shorter is passed over ten times as often), and each
+// length gets its cost per event and its ratio to the first, with a range.
+func TestLengthsRepeatsShortPassesAndReportsEachLength(t *testing.T) {
+	calls := map[int]int{}
+	res := testing.Benchmark(func(b *testing.B) {
+		Lengths(b, "x", []int{1000, 10_000, raceWork}, func(n int) { calls[n]++ })
+	})
+	require.Positive(t, calls[raceWork], "the longest length was never passed over")
+	assert.Equal(t, calls[raceWork]*raceWork/1000, calls[1000], "a pass over 1000 events is repeated raceWork/1000 times a sample")
+	assert.Equal(t, calls[raceWork]*raceWork/10_000, calls[10_000], "a pass over 10 000 events is repeated raceWork/10 000 times a sample")
+	for _, metric := range []string{
+		"x-1000-cpu-ns/event", "x-10000-cpu-ns/event", "x-200000-cpu-ns/event",
+		"x-10000/1000", "x-10000/1000-min", "x-10000/1000-max",
+		"x-200000/1000", "x-200000/1000-min", "x-200000/1000-max",
+	} {
+		assert.Contains(t, res.Extra, metric, "Lengths reports %s", metric)
+	}
+	assert.NotContains(t, res.Extra, "x-1000/1000", "the first length is the baseline, not compared with itself")
+}
