@@ -35,7 +35,7 @@ func sizesFor() []int {
 // <name>-cpu-ns/event the time per event of each. Run both builds, each
 // for 5 rounds:
 //
-//	for tags in solution 'solution fast'; do go test -tags "$tags" -run '^$' -bench '^Benchmark(Ratios|Heap)$' -benchtime 5x ./solutions; done
+//	for tags in solution 'solution fast'; do go test -tags "$tags" -run '^$' -bench '^Benchmark(Ratios|Heap|Lengths)$' -benchtime 5x ./solutions; done
 func BenchmarkRatios(b *testing.B) {
 	cfg := Config{WindowSize: benchWindow, WatermarkDelay: kit.BenchmarkDisorder}
 	for _, n := range sizesFor() {
