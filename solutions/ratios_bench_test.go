@@ -72,9 +72,9 @@ func BenchmarkRatios(b *testing.B) {
 // same machine. BenchmarkRatios and BenchmarkReference build a stream of
 // each length and hold only that one: there the collector paces itself to
 // a heap that grows with the length, here to the same heap at every
-// length. ttl-4000000/10000 is the cost per event over the first 4M events
-// over that over the first 10k, round by round (flat is 1); ref's the
-// growth of an unbounded dedup set.
+// length. ttl-4000000/10000 is, round by round, the cost per event of a
+// pass over the first 4M events over that of a pass over the first 10k
+// (flat is 1); ref-4000000/10000 the same for an unbounded dedup set.
 //
 //	go test -tags 'solution fast' -run '^$' -bench '^BenchmarkLengths$' -benchtime 5x ./solutions
 func BenchmarkLengths(b *testing.B) {

@@ -127,34 +127,32 @@ func Stream(n int) []kit.Event {
 // Spread): 1.0 is a cost that does not depend on how long the stream has
 // run.
 func Lengths(b *testing.B, name string, lengths []int, pass func(n int)) {
+	reps := make([]int, len(lengths)) // the passes a sample of each length takes
 	passes := make([]func() time.Duration, len(lengths))
 	for i, n := range lengths {
-		reps := max(1, raceWork/n)
+		reps[i] = max(1, raceWork/n)
 		passes[i] = func() time.Duration {
 			runtime.GC()
 			start := cpuTime()
-			for range reps {
+			for range reps[i] {
 				pass(n)
 			}
 			return cpuTime() - start
 		}
 	}
 	samples := collect(b, passes...)
-	perEvent := func(i int) []time.Duration { // samples[i] per event, in picoseconds, so that lengths compare
-		reps := max(1, raceWork/lengths[i])
-		out := make([]time.Duration, len(samples[i]))
+	// Each sample per event, in picoseconds, so that lengths compare.
+	perEvent := make([][]time.Duration, len(lengths))
+	for i, n := range lengths {
+		perEvent[i] = make([]time.Duration, b.N)
 		for r, d := range samples[i] {
-			out[r] = d * 1000 / time.Duration(reps*lengths[i])
-		}
-		return out
-	}
-	first := perEvent(0)
-	for i, n := range lengths {
-		if i > 0 {
-			Ratios(first, perEvent(i)).Report(b, fmt.Sprintf("%s-%d/%d", name, n, lengths[0]))
+			perEvent[i][r] = d * 1000 / time.Duration(reps[i]*n)
 		}
 	}
+	for i, n := range lengths[1:] {
+		Ratios(perEvent[0], perEvent[i+1]).Report(b, fmt.Sprintf("%s-%d/%d", name, n, lengths[0]))
+	}
 	for i, n := range lengths {
-		b.ReportMetric(perItem(median(samples[i]), max(1, raceWork/n), n), fmt.Sprintf("%s-%d-cpu-ns/event", name, n))
+		b.ReportMetric(perItem(median(samples[i]), reps[i], n), fmt.Sprintf("%s-%d-cpu-ns/event", name, n))
 	}
 }
