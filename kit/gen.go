@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -23,16 +24,22 @@ func RandomEvents(r *rand.Rand, n int, keys []string, from, span int64) []Event 
 	if len(keys) == 0 || span <= 0 {
 		panic(fmt.Sprintf("kit.RandomEvents: need at least one key and a positive span (keys=%d span=%d)", len(keys), span))
 	}
-	evs := make([]Event, n)
-	for i := range evs {
-		evs[i] = Event{
-			ID:    fmt.Sprintf("e%d", i),
-			Key:   keys[r.IntN(len(keys))],
-			TS:    from + r.Int64N(span),
-			Value: 1 + r.Int64N(10),
-		}
+	// Draw every event's fields in ID order, then lay the events out in
+	// timestamp order once: event i is "e<i>" wherever it lands.
+	type draw struct {
+		key       string
+		ts, value int64
 	}
-	return permute(evs, stableOrder(n, func(i int) int64 { return evs[i].TS }))
+	draws := make([]draw, n)
+	for i := range draws {
+		draws[i] = draw{key: keys[r.IntN(len(keys))], ts: from + r.Int64N(span), value: 1 + r.Int64N(10)}
+	}
+	evs := make([]Event, n)
+	for k, i := range stableOrder(n, func(i int) int64 { return draws[i].ts }) {
+		d := draws[i]
+		evs[k] = Event{ID: "e" + strconv.Itoa(i), Key: d.key, TS: d.ts, Value: d.value}
+	}
+	return evs
 }
 
 // BoundedShuffle returns a copy of events in a random delivery order whose
