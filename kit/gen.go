@@ -63,11 +63,11 @@ func BoundedShuffle(r *rand.Rand, events []Event, bound int64) []Event {
 		pos[j] = j
 	}
 	r.Shuffle(len(pos), func(i, j int) { pos[i], pos[j] = pos[j], pos[i] })
-	order := stableOrder(len(pos), func(j int) int64 { return deadlines[pos[j]] })
-	for k, j := range order {
-		order[k] = pos[j]
+	out := make([]Event, len(events))
+	for k, j := range stableOrder(len(pos), func(j int) int64 { return deadlines[pos[j]] }) {
+		out[k] = events[pos[j]]
 	}
-	return permute(events, order)
+	return out
 }
 
 // stableOrder returns the indices 0 … n−1 ordered by key, equal keys in
@@ -93,15 +93,6 @@ func stableOrder(n int, key func(i int) int64) []int {
 		order[k] = p.i
 	}
 	return order
-}
-
-// permute returns a new slice holding events[order[0]], events[order[1]] …
-func permute(events []Event, order []int) []Event {
-	out := make([]Event, len(order))
-	for k, i := range order {
-		out[k] = events[i]
-	}
-	return out
 }
 
 // WithDuplicates returns a copy of events in which each event, with
