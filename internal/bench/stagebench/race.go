@@ -73,14 +73,7 @@ func Race(b *testing.B, events int, contenders ...Contender) {
 	reps := max(1, raceWork/events)
 	passes := make([]func() time.Duration, len(contenders))
 	for i, c := range contenders {
-		passes[i] = func() time.Duration {
-			runtime.GC()
-			start := cpuTime()
-			for range reps {
-				c.Pass()
-			}
-			return cpuTime() - start
-		}
+		passes[i] = sample(reps, c.Pass)
 	}
 	samples := collect(b, passes...)
 	for i, c := range contenders {
@@ -114,10 +107,11 @@ func Stream(n int) []kit.Event {
 
 // Lengths times pass over the first n events of one stream, for each n of
 // lengths, in turns, one round per b.N, as Race times its contenders: so
-// the cost per event at each length is measured in the same process, with
-// the same heap (the whole stream is held throughout) and the same moments
-// of the machine, and the only thing that differs from one length to the
-// next is how far into the stream the processor has got. pass(n) must do
+// the cost per event at each length is measured in the same process, at
+// the same moments of the machine, and, when pass takes prefixes of one
+// stream the caller holds (as BenchmarkLengths does), with the same heap:
+// the only thing that differs from one length to the next is then how far
+// into the stream the processor has got. pass(n) must do
 // the same work every time it is called with n; a short pass is repeated
 // until a sample covers raceWork events.
 //
@@ -131,14 +125,7 @@ func Lengths(b *testing.B, name string, lengths []int, pass func(n int)) {
 	passes := make([]func() time.Duration, len(lengths))
 	for i, n := range lengths {
 		reps[i] = max(1, raceWork/n)
-		passes[i] = func() time.Duration {
-			runtime.GC()
-			start := cpuTime()
-			for range reps[i] {
-				pass(n)
-			}
-			return cpuTime() - start
-		}
+		passes[i] = sample(reps[i], func() { pass(n) })
 	}
 	samples := collect(b, passes...)
 	// Each sample per event, in picoseconds, so that lengths compare.
@@ -154,5 +141,19 @@ func Lengths(b *testing.B, name string, lengths []int, pass func(n int)) {
 	}
 	for i, n := range lengths {
 		b.ReportMetric(perItem(median(samples[i]), reps[i], n), fmt.Sprintf("%s-%d-cpu-ns/event", name, n))
+	}
+}
+
+// sample returns a timed sample of Race and Lengths: pass run reps times
+// after a garbage collection, so that no earlier pass's garbage is this
+// one's cost, and the process's CPU time that took.
+func sample(reps int, pass func()) func() time.Duration {
+	return func() time.Duration {
+		runtime.GC()
+		start := cpuTime()
+		for range reps {
+			pass()
+		}
+		return cpuTime() - start
 	}
 }
