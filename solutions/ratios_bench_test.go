@@ -37,28 +37,15 @@ func sizesFor() []int {
 //
 //	for tags in solution 'solution fast'; do go test -tags "$tags" -run '^$' -bench '^Benchmark(Ratios|Heap|Lengths)$' -benchtime 5x ./solutions; done
 func BenchmarkRatios(b *testing.B) {
-	cfg := Config{WindowSize: benchWindow, WatermarkDelay: kit.BenchmarkDisorder}
 	for _, n := range sizesFor() {
 		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
 			events := stagebench.Stream(n)
 			stagebench.Race(b, n,
-				stagebench.Contender{Name: "ref", Pass: func() {
-					p, err := NewProcessor(cfg)
-					if err != nil {
-						b.Fatal(err)
-					}
-					drive(p, events)
-				}},
+				stagebench.Contender{Name: "ref", Pass: func() { driveReference(b, 0, events) }},
 				stagebench.Contender{Name: "fold", Pass: func() { sinkFold = fold(events, benchWindow) }},
 				stagebench.Contender{Name: "fold+dedup", Pass: func() { sinkFold = foldDedup(events, benchWindow) }},
 				stagebench.Contender{Name: "naive", Pass: func() { drive(newNaive(benchWindow, kit.BenchmarkDisorder), events) }},
-				stagebench.Contender{Name: "ttl", Pass: func() {
-					p, err := NewSeenTTLProcessor(cfg, cfg.WindowSize)
-					if err != nil {
-						b.Fatal(err)
-					}
-					drive(p, events)
-				}},
+				stagebench.Contender{Name: "ttl", Pass: func() { driveReference(b, benchWindow, events) }},
 			)
 		})
 	}
@@ -78,19 +65,11 @@ func BenchmarkRatios(b *testing.B) {
 //
 //	go test -tags 'solution fast' -run '^$' -bench '^BenchmarkLengths$' -benchtime 5x ./solutions
 func BenchmarkLengths(b *testing.B) {
-	cfg := Config{WindowSize: benchWindow, WatermarkDelay: kit.BenchmarkDisorder}
 	lengths := sizesFor()
 	events := stagebench.Stream(lengths[len(lengths)-1])
-	for _, ttl := range []int64{0, cfg.WindowSize} {
-		name := map[bool]string{false: "ref", true: "ttl"}[ttl > 0]
-		b.Run(name, func(b *testing.B) {
-			stagebench.Lengths(b, name, lengths, func(n int) {
-				p, err := NewSeenTTLProcessor(cfg, ttl)
-				if err != nil {
-					b.Fatal(err)
-				}
-				drive(p, events[:n])
-			})
+	for _, d := range dedupBounds {
+		b.Run(d.name, func(b *testing.B) {
+			stagebench.Lengths(b, d.name, lengths, func(n int) { driveReference(b, d.ttl, events[:n]) })
 		})
 	}
 }
@@ -113,22 +92,33 @@ func drive(p stagebench.Processor, events []kit.Event) {
 //	go test -tags 'solution fast' -run '^$' -bench '^BenchmarkReference$/^ref$/events=4000000' -benchtime 3x -cpuprofile cpu.out ./solutions
 //	go tool pprof -top solutions.test cpu.out
 func BenchmarkReference(b *testing.B) {
-	cfg := Config{WindowSize: benchWindow, WatermarkDelay: kit.BenchmarkDisorder}
-	for _, ttl := range []int64{0, cfg.WindowSize} {
-		name := map[bool]string{false: "ref", true: "ttl"}[ttl > 0]
-		b.Run(name, func(b *testing.B) {
+	for _, d := range dedupBounds {
+		b.Run(d.name, func(b *testing.B) {
 			for _, n := range sizesFor() {
 				b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
 					events := stagebench.Stream(n)
-					stagebench.Race(b, n, stagebench.Contender{Name: name, Pass: func() {
-						p, err := NewSeenTTLProcessor(cfg, ttl)
-						if err != nil {
-							b.Fatal(err)
-						}
-						drive(p, events)
-					}})
+					stagebench.Race(b, n, stagebench.Contender{Name: d.name, Pass: func() { driveReference(b, d.ttl, events) }})
 				})
 			}
 		})
 	}
+}
+
+// dedupBounds are the reference's two dedup sets in these benchmarks:
+// every ID remembered (ref), and each forgotten after stage 10's tightest
+// seen TTL, WindowSize (ttl).
+var dedupBounds = []struct {
+	name string
+	ttl  int64
+}{{"ref", 0}, {"ttl", benchWindow}}
+
+// driveReference drives (see drive) a new reference Processor over events,
+// with seen TTL ttl (0: NewProcessor's, which remembers every ID), in the
+// benchmark stream's config.
+func driveReference(b *testing.B, ttl int64, events []kit.Event) {
+	p, err := NewSeenTTLProcessor(Config{WindowSize: benchWindow, WatermarkDelay: kit.BenchmarkDisorder}, ttl)
+	if err != nil {
+		b.Fatal(err)
+	}
+	drive(p, events)
 }
