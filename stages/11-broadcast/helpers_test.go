@@ -241,10 +241,11 @@ func oracle(t testing.TB, cfg Config, events, rules []op) ([]Alert, []kit.Event)
 	return sortedAlerts(out), p.Late()
 }
 
-// acceptedRules returns the broadcast state the card defines after the
-// rules stream's ops, ordered by (Prefix, TS), one per (Prefix, TS) with
-// the lowest threshold; and the late rules in arrival order.
-func acceptedRules(ops []op) (accepted, late []Rule) {
+// splitRules returns the rules of a rules stream's ops in arrival order,
+// split by position into those on time (TS at or above the rules'
+// watermark when they arrive) and those late. The split is by position,
+// not by value: the same rule may arrive once on time and again late.
+func splitRules(ops []op) (onTime, late []Rule) {
 	wm := int64(math.MinInt64)
 	for _, o := range ops {
 		switch o.kind {
@@ -253,15 +254,26 @@ func acceptedRules(ops []op) (accepted, late []Rule) {
 		case opRule:
 			if o.r.TS < wm {
 				late = append(late, o.r)
-				continue
+			} else {
+				onTime = append(onTime, o.r)
 			}
-			i := slices.IndexFunc(accepted, func(x Rule) bool { return x.Prefix == o.r.Prefix && x.TS == o.r.TS })
-			if i >= 0 {
-				accepted[i].Threshold = min(accepted[i].Threshold, o.r.Threshold)
-				continue
-			}
-			accepted = append(accepted, o.r)
 		}
+	}
+	return onTime, late
+}
+
+// acceptedRules returns the broadcast state the card defines after the
+// rules stream's ops, ordered by (Prefix, TS), one per (Prefix, TS) with
+// the lowest threshold; and the late rules in arrival order.
+func acceptedRules(ops []op) (accepted, late []Rule) {
+	onTime, late := splitRules(ops)
+	for _, r := range onTime {
+		i := slices.IndexFunc(accepted, func(x Rule) bool { return x.Prefix == r.Prefix && x.TS == r.TS })
+		if i >= 0 {
+			accepted[i].Threshold = min(accepted[i].Threshold, r.Threshold)
+			continue
+		}
+		accepted = append(accepted, r)
 	}
 	slices.SortFunc(accepted, func(x, y Rule) int {
 		return cmp.Or(strings.Compare(x.Prefix, y.Prefix), cmp.Compare(x.TS, y.TS))

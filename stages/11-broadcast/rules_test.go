@@ -207,13 +207,11 @@ func TestEverySubtaskHoldsTheSameRules(t *testing.T) {
 
 	// Flink's tasks may receive the broadcast elements in different orders:
 	// the on-time rules, in any order, must give every task the same state.
-	var onTime []op
-	for _, o := range rules {
-		if o.kind == opRule && !slices.Contains(late, o.r) {
-			onTime = append(onTime, o)
-		}
+	onTime, _ := splitRules(rules)
+	var shuffled []op
+	for _, x := range onTime {
+		shuffled = append(shuffled, rule(x))
 	}
-	shuffled := slices.Clone(onTime)
 	rnd.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 	other := newRun(t, cfgOf(p, 0, 0))
 	other.do(shuffled...)
