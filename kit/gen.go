@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -76,22 +77,39 @@ func BoundedShuffle(r *rand.Rand, events []Event, bound int64) []Event {
 // sort, many times faster on a million events than a stable sort moving
 // whole events (slices.SortStableFunc's merges move each element
 // O(log n) times): the benchmark stream is built in every test binary.
+// When the keys' range and the indices fit in 64 bits together, as every
+// timestamp range but the int64 extremes' does, each pair is packed into
+// one uint64, (key − min) above the index, whose plain order is the pairs'
+// order: sorting those with slices.Sort takes about a tenth of the time of
+// a comparison function.
 func stableOrder(n int, key func(i int) int64) []int {
-	type keyed struct {
-		key int64
-		i   int
+	keys := make([]int64, n)
+	for i := range keys {
+		keys[i] = key(i)
 	}
-	ks := make([]keyed, n)
-	for i := range ks {
-		ks[i] = keyed{key(i), i}
-	}
-	slices.SortFunc(ks, func(a, b keyed) int {
-		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.i, b.i))
-	})
 	order := make([]int, n)
-	for k, p := range ks {
-		order[k] = p.i
+	if n == 0 {
+		return order
 	}
+	lo, hi := slices.Min(keys), slices.Max(keys)
+	idxBits := bits.Len(uint(n - 1))
+	if bits.Len64(uint64(hi)-uint64(lo))+idxBits <= 64 {
+		packed := make([]uint64, n)
+		for i, k := range keys {
+			packed[i] = (uint64(k)-uint64(lo))<<idxBits | uint64(i)
+		}
+		slices.Sort(packed)
+		for k, p := range packed {
+			order[k] = int(p & (1<<idxBits - 1))
+		}
+		return order
+	}
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(keys[a], keys[b]), cmp.Compare(a, b))
+	})
 	return order
 }
 
