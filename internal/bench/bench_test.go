@@ -24,8 +24,8 @@ const output = `goos: linux
 goarch: amd64
 pkg: github.com/flk-byo/course/lab
 cpu: AMD EPYC
-BenchmarkDe01/throughput-2         	       1	1000000000 ns/op	         3.000 allocs/event	      1000 cpu-ns/event
-BenchmarkDe01/throughput-2         	       1	1000000000 ns/op	         1.000 allocs/event	      3000 cpu-ns/event
+BenchmarkDe01/throughput-250000-2  	       1	1000000000 ns/op	         3.000 allocs/event	      1000 cpu-ns/event
+BenchmarkDe01/throughput-250000-2  	       1	1000000000 ns/op	         1.000 allocs/event	      3000 cpu-ns/event
 BenchmarkDe01/open-windows-2       	       9	 167698264 ns/op	       500.0 baseline-cpu-ns/event	      5000 cpu-ns/event
 BenchmarkDe01/open-windows-2       	debug: window fired
        9	 167698264 ns/op	       500.0 baseline-cpu-ns/event	     15000 cpu-ns/event
@@ -36,8 +36,8 @@ BenchmarkDe04/snapshot-100000-2           	       2	 400000000 ns/op	       150.
 PASS
 ok  	github.com/flk-byo/course/lab	25.1s
 pkg: github.com/flk-byo/course/solutions
-BenchmarkDe01/throughput-2         	       1	1000000000 ns/op	         0.020 allocs/event	      1000 cpu-ns/event
-BenchmarkDe01/throughput-2         	       1	1000000000 ns/op	         0.020 allocs/event	      1500 cpu-ns/event
+BenchmarkDe01/throughput-250000-2  	       1	1000000000 ns/op	         0.020 allocs/event	      1000 cpu-ns/event
+BenchmarkDe01/throughput-250000-2  	       1	1000000000 ns/op	         0.020 allocs/event	      1500 cpu-ns/event
 BenchmarkDe01/open-windows-2       	       9	 167698264 ns/op	       500.0 baseline-cpu-ns/event	       550 cpu-ns/event
 BenchmarkDe01/open-windows-2       	       9	 167698264 ns/op	       500.0 baseline-cpu-ns/event	       650 cpu-ns/event
 PASS
@@ -55,7 +55,7 @@ func comparisonOf(t *testing.T, benchmark string) Comparison {
 func TestParseReadsEverySampleOfEachPackageInRunOrder(t *testing.T) {
 	m := Parse(strings.NewReader(output))
 	assert.Empty(t, m.Failures)
-	thr := m.Samples(LabPkg, "BenchmarkDe01/throughput")
+	thr := m.Samples(LabPkg, "BenchmarkDe01/throughput-250000")
 	require.Len(t, thr, 2)
 	assert.Equal(t, 1000.0, thr[0]["cpu-ns/event"])
 	assert.Equal(t, 3000.0, thr[1]["cpu-ns/event"])
@@ -65,7 +65,7 @@ func TestParseReadsEverySampleOfEachPackageInRunOrder(t *testing.T) {
 	require.Len(t, open, 2, "the line the lab's output broke is read too")
 	assert.Equal(t, 15000.0, open[1]["cpu-ns/event"])
 	assert.Len(t, m.Samples(LabPkg, "BenchmarkDe03/expiring-windows"), 2, "a name without the -GOMAXPROCS suffix")
-	assert.Len(t, m.Samples(RefPkg, "BenchmarkDe01/throughput"), 2)
+	assert.Len(t, m.Samples(RefPkg, "BenchmarkDe01/throughput-250000"), 2)
 	assert.Empty(t, m.Samples(RefPkg, "BenchmarkDe04/snapshot-100000"))
 }
 
@@ -178,7 +178,7 @@ func TestRatiosPairTheRunsOfTheSameGoTestRun(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, Ratio{Mean: 20, Min: 10, Max: 30, Runs: 2, Subject: 10000, Baseline: 500}, open)
 
-	thr, ok := comparisonOf(t, "BenchmarkDe01/throughput").Ratio(m, "")
+	thr, ok := comparisonOf(t, "BenchmarkDe01/throughput-250000").Ratio(m, "")
 	require.True(t, ok)
 	assert.Equal(t, 2, thr.Runs)
 	assert.InDelta(t, (1.0+0.5)/2, thr.Mean, 1e-9, "the lab's speed, the reference's ns over the lab's, run by run")
@@ -196,7 +196,7 @@ func TestReportPrintsTheComparisonsOfTheStagesReached(t *testing.T) {
 	Report(&out, m)
 	text := out.String()
 	for _, want := range []string{
-		"your processor: 0.75× the reference (0.50–1.00× over 2 runs), 2 allocs/event\n",
+		"your processor: 0.75× the reference (0.50–1.00× over 2 runs), 2 allocs/event\n  over the first 250 000 events of the benchmark stream (--full: all 1 000 000)\n",
 		"  lab/:          2000.0 CPU ns/event, 2 allocs/event (2 run(s))\n",
 		"01 per event, 10 000 open windows ÷ 2 (flat, about 1×, is the goal):\n",
 		"  lab/:        20×  (500 → 10000 CPU ns/event; 10–30× over 2 runs)\n",
@@ -260,12 +260,13 @@ func TestTableIsConsistent(t *testing.T) {
 }
 
 func TestBenchPatternSelectsTheStagesFunctionsOnly(t *testing.T) {
-	assert.Equal(t, "^(BenchmarkDe01|BenchmarkDe03)$/^(throughput|open-windows|expiring-windows)$", benchPattern([]int{1, 3}, false))
+	assert.Equal(t, "^(BenchmarkDe01|BenchmarkDe03)$/^(throughput-250000|open-windows|expiring-windows)$", benchPattern([]int{1, 3}, false))
 	assert.Equal(t, "^(BenchmarkDe01|BenchmarkDe03)$/^(throughput|open-windows|expiring-windows)$", benchPattern([]int{1, 3}, true))
 }
 
 // TestQuickAndFullRunsMeasureTheirOwnScale certifies that the quick
-// default run measures stage 04's checkpoints at the small scale and --full
+// default run measures stage 01's throughput over 250 000 events and
+// --full over the million of the benchmark stream; stage 04's checkpoints at the small scale and --full
 // at the million windows of the card, each one scale only; that stage 10's
 // quick run takes 10 000 and 100 000 events and --full 100 000 and
 // 1 000 000; that stage 12's quick run takes 5 000 events per event cost
@@ -277,11 +278,15 @@ func TestQuickAndFullRunsMeasureTheirOwnScale(t *testing.T) {
 		full bool
 		want string
 	}{
-		{false, "^(BenchmarkDe01|BenchmarkDe03|BenchmarkDe04)$/^(throughput|open-windows|expiring-windows|snapshot-100000|restore-100000)$"},
+		{false, "^(BenchmarkDe01|BenchmarkDe03|BenchmarkDe04)$/^(throughput-250000|open-windows|expiring-windows|snapshot-100000|restore-100000)$"},
 		{true, "^(BenchmarkDe01|BenchmarkDe03|BenchmarkDe04)$/^(throughput|open-windows|expiring-windows|snapshot-1000000|restore-1000000)$"},
 	} {
 		assert.Equal(t, tc.want, benchPattern(Stages(4), tc.full), "full %v", tc.full)
 		for _, b := range benchmarksOf(Stages(4), tc.full) {
+			if b.Kind == Throughput {
+				want := map[bool]int{false: 250_000, true: 1_000_000}[tc.full]
+				assert.Equal(t, want, b.Subject.Events, "%s in the run with full %v", b.FullName(), tc.full)
+			}
 			if b.Stage == 4 {
 				want := map[bool]int{false: 100_000, true: 1_000_000}[tc.full]
 				assert.Equal(t, want, b.Subject.Windows, "%s in the run with full %v", b.FullName(), tc.full)
@@ -322,7 +327,7 @@ func TestQuickAndFullRunsMeasureTheirOwnScale(t *testing.T) {
 		assert.Equal(t, tc.want, got, "stage 12's benchmarks in the run with full %v: the quick run takes fewer events per event cost and its checkpoints from a state kept per test binary, --full fills one per sample", tc.full)
 	}
 	for _, b := range Benchmarks {
-		if b.Stage != 4 && b.Stage != 10 && b.Stage != 12 {
+		if b.Kind != Throughput && b.Stage != 4 && b.Stage != 10 && b.Stage != 12 {
 			assert.True(t, b.In(false) && b.In(true), "%s must run in both runs", b.FullName())
 		}
 	}
@@ -559,7 +564,7 @@ func TestProgressCountsEachResultOnce(t *testing.T) {
 		}
 		lines := strings.Split(strings.TrimSuffix(got.String(), "\n"), "\n")
 		require.Len(t, lines, 12, "writes of %d bytes: a line per result, the broken one included once its numbers come:\n%s", chunk, got.String())
-		assert.True(t, strings.HasPrefix(lines[0], "  [1/12] lab/ BenchmarkDe01/throughput ("), "first line: %q", lines[0])
-		assert.True(t, strings.HasPrefix(lines[8], "  [9/12] reference BenchmarkDe01/throughput ("), "first reference line: %q", lines[8])
+		assert.True(t, strings.HasPrefix(lines[0], "  [1/12] lab/ BenchmarkDe01/throughput-250000 ("), "first line: %q", lines[0])
+		assert.True(t, strings.HasPrefix(lines[8], "  [9/12] reference BenchmarkDe01/throughput-250000 ("), "first reference line: %q", lines[8])
 	}
 }

@@ -113,6 +113,7 @@ func reportAcross(w io.Writer, m *Measurements, c Comparison) bool {
 	allocs := Metric{c.Subject.Benchmark, "allocs/event"}
 	labAllocs, _ := m.mean(LabPkg, allocs)
 	fmt.Fprintf(w, "your processor: %s the reference%s, %s allocs/event\n", times(r.Mean), spread(r, " ("), decimals(labAllocs))
+	fmt.Fprintf(w, "  over %s\n", c.Legend)
 	for _, p := range []struct{ label, pkg string }{{"lab/:", LabPkg}, {"reference:", RefPkg}} {
 		ns, runs := m.mean(p.pkg, c.Subject)
 		a, _ := m.mean(p.pkg, allocs)

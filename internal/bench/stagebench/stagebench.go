@@ -82,7 +82,7 @@ func Measure(b *testing.B, bm bench.Benchmark, api API) {
 	}
 	switch bm.Kind {
 	case bench.Throughput:
-		Throughput(b, api, BenchmarkStream())
+		Throughput(b, api, streamPrefix(bm.Subject.Events))
 	case bench.Scaling:
 		Scaling(b, api, bm.Baseline, bm.Subject)
 	case bench.Snapshot:
@@ -371,7 +371,7 @@ var prefixCache = map[int][]kit.Event{}
 func prefixLengths() []int {
 	lengths := []int{bench.BroadcastEvents}
 	for _, bm := range bench.Benchmarks {
-		if bm.Kind == bench.SeenTTL || bm.Kind == bench.BackendThroughput {
+		if bm.Kind == bench.Throughput || bm.Kind == bench.SeenTTL || bm.Kind == bench.BackendThroughput {
 			lengths = append(lengths, bm.Subject.Events)
 		}
 	}
