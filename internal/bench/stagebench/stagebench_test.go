@@ -108,7 +108,7 @@ func TestSlidingStreamKeepsItsPromises(t *testing.T) {
 // first events, so that taking one does not build the million events again.
 func TestPrefixesOutliveTheStream(t *testing.T) {
 	t.Cleanup(func() { benchmarkCache, prefixCache = nil, map[int][]kit.Event{} })
-	fake := make([]kit.Event, 200_000) // longer than every prefix of the quick run
+	fake := make([]kit.Event, 300_000) // longer than every prefix of the quick run
 	for i := range fake {
 		fake[i] = kit.Event{ID: strconv.Itoa(i), Key: "k", TS: int64(i)}
 	}
@@ -127,6 +127,25 @@ func TestPrefixesOutliveTheStream(t *testing.T) {
 		}
 		if !slices.Equal(got, fake[:n]) {
 			t.Errorf("streamPrefix(%d) is not the stream's first %d events", n, n)
+		}
+	}
+}
+
+// TestFullThroughputTakesTheWholeStream certifies that --full's
+// throughput benchmark is over every event of the benchmark stream, and
+// the quick run's over a shorter prefix of it.
+func TestFullThroughputTakesTheWholeStream(t *testing.T) {
+	t.Cleanup(func() { benchmarkCache, prefixCache = nil, map[int][]kit.Event{} })
+	n := len(kit.BenchmarkStream())
+	for _, bm := range bench.Benchmarks {
+		if bm.Kind != bench.Throughput {
+			continue
+		}
+		if bm.In(true) && bm.Subject.Events != n {
+			t.Errorf("--full's %s takes %d events; want all %d of the benchmark stream", bm.FullName(), bm.Subject.Events, n)
+		}
+		if bm.In(false) && !bm.In(true) && (bm.Subject.Events <= 0 || bm.Subject.Events >= n) {
+			t.Errorf("the quick run's %s takes %d events; want a prefix of the %d of the stream", bm.FullName(), bm.Subject.Events, n)
 		}
 	}
 }
