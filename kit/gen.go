@@ -227,11 +227,18 @@ const (
 )
 
 // BenchmarkStream returns the stream the course's benchmarks measure:
-// 1 000 000 events over 10 000 keys with timestamps over 10 000 s,
-// delivered with disorder bounded by BenchmarkDisorder, from a fixed seed,
-// so that every run, on every machine, measures the same events. Almost
-// every (key, window) pair is distinct, so a tumbling processor emits about
-// one result per event.
+// BenchmarkStreamOf(1_000_000), a million events over 10 000 keys with
+// timestamps over 10 000 s, from a fixed seed, so that every run, on every
+// machine, measures the same events. Almost every (key, window) pair is
+// distinct, so a tumbling processor emits about one result per event.
+func BenchmarkStream() []Event { return BenchmarkStreamOf(1_000_000) }
+
+// BenchmarkStreamOf returns the benchmark stream at n events: 10 000
+// keys, 100 events a second of event time over n/100 seconds, delivered
+// with disorder bounded by BenchmarkDisorder, from BenchmarkStream's seed.
+// The open state is the same at every length; only what a processor
+// remembers of the past grows with n, which is what the benchmarks that
+// compare lengths measure.
 //
 // The IDs are allocated in delivery order, as a decoder reading events off
 // a wire would allocate them. (RandomEvents allocates ID i for the i-th
@@ -239,13 +246,13 @@ const (
 // read their IDs from random places in 8 MB of heap, a cache miss per
 // event that no real source causes and only a processor that reads IDs,
 // to dedup, would pay.)
-func BenchmarkStream() []Event {
+func BenchmarkStreamOf(n int) []Event {
 	r := NewRand(0x5eed_0007)
 	keys := make([]string, 10_000)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("k%d", i)
 	}
-	events := BoundedShuffle(r, RandomEvents(r, 1_000_000, keys, 0, 10_000_000), BenchmarkDisorder)
+	events := BoundedShuffle(r, RandomEvents(r, n, keys, 0, int64(n)*10), BenchmarkDisorder)
 	for i := range events {
 		events[i].ID = strings.Clone(events[i].ID)
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flk-byo/course/internal/bench/stagebench"
 	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/kit"
 )
@@ -100,7 +99,7 @@ func TestNaiveMatchesReference(t *testing.T) {
 	for _, n := range []int{10_000, 100_000} {
 		t.Run(fmt.Sprintf("events=%d", n), func(t *testing.T) {
 			defer suite.Recover(t)
-			stream := stagebench.Stream(n)
+			stream := kit.BenchmarkStreamOf(n)
 			events := append(kit.WithDuplicates(suite.Rand(t), stream[:n/10], 0.01), stream[n/10:]...)
 			ref, err := NewProcessor(Config{WindowSize: benchWindow, WatermarkDelay: kit.BenchmarkDisorder})
 			if err != nil {

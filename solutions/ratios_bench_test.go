@@ -11,7 +11,7 @@ import (
 )
 
 // ratioSizes are the stream lengths of BenchmarkRatios: the open state is
-// the same at each (see stagebench.Stream), the IDs seen grow with it.
+// the same at each (see kit.BenchmarkStreamOf), the IDs seen grow with it.
 var ratioSizes = []int{10_000, 100_000, 1_000_000, 4_000_000}
 
 // sizesFor returns ratioSizes, or with -short only the two shortest: the
@@ -39,7 +39,7 @@ func sizesFor() []int {
 func BenchmarkRatios(b *testing.B) {
 	for _, n := range sizesFor() {
 		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
-			events := stagebench.Stream(n)
+			events := kit.BenchmarkStreamOf(n)
 			stagebench.Race(b, n,
 				stagebench.Contender{Name: "ref", Pass: func() { driveReference(b, 0, events) }},
 				stagebench.Contender{Name: "fold", Pass: func() { sinkFold = fold(events, benchWindow) }},
@@ -66,7 +66,7 @@ func BenchmarkRatios(b *testing.B) {
 //	go test -tags 'solution fast' -run '^$' -bench '^BenchmarkLengths$' -benchtime 5x ./solutions
 func BenchmarkLengths(b *testing.B) {
 	lengths := sizesFor()
-	events := stagebench.Stream(lengths[len(lengths)-1])
+	events := kit.BenchmarkStreamOf(lengths[len(lengths)-1])
 	for _, d := range dedupBounds {
 		b.Run(d.name, func(b *testing.B) {
 			stagebench.Lengths(b, d.name, lengths, func(n int) { driveReference(b, d.ttl, events[:n]) })
@@ -96,7 +96,7 @@ func BenchmarkReference(b *testing.B) {
 		b.Run(d.name, func(b *testing.B) {
 			for _, n := range sizesFor() {
 				b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
-					events := stagebench.Stream(n)
+					events := kit.BenchmarkStreamOf(n)
 					stagebench.Race(b, n, stagebench.Contender{Name: d.name, Pass: func() { driveReference(b, d.ttl, events) }})
 				})
 			}

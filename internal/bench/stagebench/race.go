@@ -3,11 +3,8 @@ package stagebench
 import (
 	"fmt"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/flk-byo/course/kit"
 )
 
 // Contender is one of the passes that Race times in turns: a name for its
@@ -84,25 +81,6 @@ func Race(b *testing.B, events int, contenders ...Contender) {
 	for i, c := range contenders {
 		b.ReportMetric(perItem(median(samples[i]), reps, events), c.Name+"-cpu-ns/event")
 	}
-}
-
-// Stream returns the benchmark stream at n events: kit.BenchmarkStream's
-// 10 000 keys, density (100 events a second of event time) and disorder
-// (kit.BenchmarkDisorder), over n/100 seconds, from its seed, so that
-// Stream(1_000_000) is kit.BenchmarkStream(). The open state is the same
-// at every length; only what a processor remembers of the past grows.
-// As there, the IDs are allocated in delivery order.
-func Stream(n int) []kit.Event {
-	r := kit.NewRand(0x5eed_0007)
-	keys := make([]string, 10_000)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("k%d", i)
-	}
-	events := kit.BoundedShuffle(r, kit.RandomEvents(r, n, keys, 0, int64(n)*10), kit.BenchmarkDisorder)
-	for i := range events {
-		events[i].ID = strings.Clone(events[i].ID)
-	}
-	return events
 }
 
 // Lengths times pass over the first n events of one stream, for each n of
