@@ -245,6 +245,9 @@ func TestTableIsConsistent(t *testing.T) {
 	}
 	assert.Len(t, adapters, len(Stages(99)), "no adapter without benchmarks")
 	for _, c := range Comparisons {
+		if c.Across {
+			assert.NotEmpty(t, c.Legend, "%s (%s): the lab's speed is printed with the events it is over", c.Title, c.Subject.Benchmark)
+		}
 		for _, metric := range []Metric{c.Subject, c.Baseline} {
 			if metric == (Metric{}) && c.Across {
 				continue
