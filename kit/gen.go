@@ -80,8 +80,9 @@ func BoundedShuffle(r *rand.Rand, events []Event, bound int64) []Event {
 // When the keys' range and the indices fit in 64 bits together, as every
 // timestamp range but the int64 extremes' does, each pair is packed into
 // one uint64, (key − min) above the index, whose plain order is the pairs'
-// order: sorting those with slices.Sort takes about a tenth of the time of
-// a comparison function.
+// order: sorting those with slices.Sort took the benchmark stream's two
+// sorts from about 0.67 s to 0.27 s on a 2-core machine, against a
+// comparison function over (key, index) structs.
 func stableOrder(n int, key func(i int) int64) []int {
 	keys := make([]int64, n)
 	for i := range keys {
