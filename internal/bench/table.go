@@ -363,10 +363,7 @@ type Comparison struct {
 }
 
 // Comparisons is every ratio de bench prints, in order.
-var Comparisons = append([]Comparison{
-	throughputComparison(QuickRun, fmt.Sprintf("BenchmarkDe01/throughput-%d", ThroughputQuickEvents),
-		fmt.Sprintf("the first %s events of the benchmark stream (--full: all %s)", thousands(ThroughputQuickEvents), thousands(ThroughputEvents))),
-	throughputComparison(FullRun, "BenchmarkDe01/throughput", fmt.Sprintf("the %s events of the benchmark stream", thousands(ThroughputEvents))),
+var Comparisons = append(append(throughputComparisons(), []Comparison{
 	{
 		Stage:     1,
 		Title:     fmt.Sprintf("per event, %s open windows ÷ 2", thousands(ScalingKept)),
@@ -385,13 +382,25 @@ var Comparisons = append([]Comparison{
 		Worry:     10,
 		Diagnosis: "your processor does work in proportion to the fired windows it keeps on every event: drop expired ones without scanning (stage 03's card, Constraints)",
 	},
-}, append(append(append(append(checkpointComparisons(), slidingComparisons()...), seenTTLComparisons()...), broadcastComparisons()...), backendComparisons()...)...)
+}...), append(append(append(append(checkpointComparisons(), slidingComparisons()...), seenTTLComparisons()...), broadcastComparisons()...), backendComparisons()...)...)
 
-// throughputComparison is the first line of de bench in the runs of
-// depth: the lab's speed over benchmark as a fraction of the reference's,
-// over the events legend says.
-func throughputComparison(depth Depth, benchmark, legend string) Comparison {
-	return Comparison{Stage: 1, Depth: depth, Title: "throughput", Legend: legend, Subject: Metric{benchmark, "cpu-ns/event"}, Across: true}
+// throughputComparisons are the first line of de bench, one per
+// Throughput benchmark, in the runs that have it: the lab's speed as a
+// fraction of the reference's, over the events its legend says.
+func throughputComparisons() []Comparison {
+	var cs []Comparison
+	for _, b := range Benchmarks {
+		if b.Kind != Throughput {
+			continue
+		}
+		legend := fmt.Sprintf("the %s events of the benchmark stream", thousands(b.Subject.Events))
+		if b.Subject.Events < ThroughputEvents {
+			legend = fmt.Sprintf("the first %s events of the benchmark stream (--full: all %s)", thousands(b.Subject.Events), thousands(ThroughputEvents))
+		}
+		cs = append(cs, Comparison{Stage: b.Stage, Depth: b.Depth, Title: "throughput", Legend: legend,
+			Subject: Metric{b.FullName(), "cpu-ns/event"}, Across: true})
+	}
+	return cs
 }
 
 // seenTTLComparisons are stage 10's table: at each of SeenTTLEvents, the
