@@ -1,7 +1,7 @@
-// Package bench is `de bench`: it runs the benchmarks of every stage a
-// learner has reached on their lab/ and on the reference in solutions/, in
-// one go test run, and compares each number with a baseline measured in
-// the same run.
+// Package bench is `de bench`: it runs the benchmarks of the stage a
+// learner is at (or of every stage they have reached) on their lab/ and on
+// the reference in solutions/, in one go test run, and compares each number
+// with a baseline measured in the same run.
 //
 // No benchmark file lives in a stage folder or in lab/. The bodies are in
 // package stagebench, compiled and vetted with the course; Run adds to
@@ -35,8 +35,14 @@ import (
 
 // Options says what to run and how.
 type Options struct {
-	Root      string // the course root (lab/ and solutions/ are under it)
-	Stage     int    // the last stage reached: the benchmarks of stages 1..Stage run
+	Root string // the course root (lab/ and solutions/ are under it)
+	// Stage is the last stage reached. The benchmarks of the last stage up
+	// to it that has any run: its own, or, at a stage without benchmarks
+	// (02, say), those of the latest stage before it.
+	Stage int
+	// All runs the benchmarks of every stage up to Stage instead (de bench
+	// --all): the whole picture, at the cost of a run several times longer.
+	All       bool
 	Count     int    // go test -count; ≥ 1
 	Benchtime string // go test -benchtime; "" for go's default
 	// Full selects the full run's benchmarks (de bench --full), whose
@@ -57,8 +63,8 @@ const (
 // builds, lab.test and solutions.test. go test links a test binary for
 // every run that is not a cached test result, which a benchmark run never
 // is; with -o into a folder that outlives the run, it links again only
-// what changed (a lab/ edited since the last run, or another set of
-// stages, whose benchmark files differ), and otherwise finds the binary up
+// what changed (a lab/ edited since the last run, or another last stage,
+// whose benchmark files differ), and otherwise finds the binary up
 // to date: about 4–5 s of every run saved on a 2-core machine.
 // They are de's build outputs, not a learner's work (*.test is ignored);
 // two runs at once in one course would write them both, so do not.
@@ -80,7 +86,7 @@ func workErrorf(format string, args ...any) error {
 	return &WorkError{msg: fmt.Sprintf(format, args...)}
 }
 
-// Run runs the benchmarks of stages 1..o.Stage on lab/ and solutions/ in
+// Run runs the benchmarks of o.Selected() on lab/ and solutions/ in
 // one go test run (the packages one after the other, -p 1) and returns what
 // it measured. When the lab fails (a *WorkError), Run returns the error and
 // whatever was measured before the failure, which may be nothing.
@@ -88,13 +94,16 @@ func Run(ctx context.Context, o Options) (*Measurements, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	stages := Stages(o.Stage)
+	stages := o.Selected()
 	scratch, err := os.MkdirTemp("", "de-bench-")
 	if err != nil {
 		return nil, fmt.Errorf("making a scratch folder: %w", err)
 	}
 	defer os.RemoveAll(scratch)
-	overlay, err := writeOverlay(scratch, o.Root, stages)
+	// Every stage's file up to o.Stage, whichever run: the later files use
+	// what stage 01's holds, and one test binary serves de bench and de
+	// bench --all at a stage, so switching between them links nothing.
+	overlay, err := writeOverlay(scratch, o.Root, Stages(o.Stage))
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +140,7 @@ func Run(ctx context.Context, o Options) (*Measurements, error) {
 		return nil, ctx.Err()
 	}
 	m := Parse(bytes.NewReader(out.Bytes()))
-	m.Stage, m.Full = o.Stage, o.Full
+	m.Stages, m.Full = stages, o.Full
 	return m, check(m, out.String(), runErr)
 }
 
@@ -145,6 +154,16 @@ func (o Options) Validate() error {
 		return fmt.Errorf("stage %02d has no benchmarks: the first are stage %02d's", o.Stage, Benchmarks[0].Stage)
 	}
 	return nil
+}
+
+// Selected returns the stages whose benchmarks o runs, in order: every
+// stage up to o.Stage that has benchmarks with o.All, else the last of them.
+func (o Options) Selected() []int {
+	stages := Stages(o.Stage)
+	if o.All || len(stages) == 0 {
+		return stages
+	}
+	return stages[len(stages)-1:]
 }
 
 // Stages returns the stages up to last that have benchmarks, in order.

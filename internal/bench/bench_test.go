@@ -191,7 +191,7 @@ func TestRatiosPairTheRunsOfTheSameGoTestRun(t *testing.T) {
 
 func TestReportPrintsTheComparisonsOfTheStagesReached(t *testing.T) {
 	m := Parse(strings.NewReader(output))
-	m.Stage = 4
+	m.Stages = Stages(4)
 	var out strings.Builder
 	Report(&out, m)
 	text := out.String()
@@ -216,10 +216,10 @@ func TestReportPrintsTheComparisonsOfTheStagesReached(t *testing.T) {
 	assert.NotContains(t, text, "RestoreProcessor", "a comparison with no samples is left out")
 	assert.Equal(t, 1, strings.Count(text, " on your lab/: "), "the diagnosis only where the lab's ratio calls for it")
 
-	m.Stage = 1
+	m.Stages = Stages(1)
 	out.Reset()
 	Report(&out, m)
-	assert.NotContains(t, out.String(), "03 ", "only the stages reached")
+	assert.NotContains(t, out.String(), "03 ", "only the stages run")
 	assert.NotContains(t, out.String(), "04 ")
 }
 
@@ -254,12 +254,41 @@ func TestTableIsConsistent(t *testing.T) {
 			}
 			b, ok := names[metric.Benchmark]
 			if assert.True(t, ok, "%s: %s is in the table", c.Title, metric.Benchmark) {
-				assert.LessOrEqual(t, b.Stage, c.Stage, "%s: its benchmarks run by its stage", c.Title)
+				// A default run has one stage's benchmarks: a comparison
+				// over another stage's would never print in it.
+				assert.Equal(t, c.Stage, b.Stage, "%s: its benchmarks are its stage's", c.Title)
 			}
 		}
 	}
 	assert.Equal(t, []int{1, 3}, Stages(3))
 	assert.Empty(t, Stages(0))
+}
+
+// TestDefaultRunIsOneStage certifies which stages a run measures: by
+// default only the stage the learner is at, or at a stage without
+// benchmarks of its own the latest before it, so that the quick run
+// answers in seconds at any stage; with All every stage up to it.
+func TestDefaultRunIsOneStage(t *testing.T) {
+	for _, tc := range []struct {
+		stage int
+		all   bool
+		want  []int
+	}{
+		{1, false, []int{1}},
+		{2, false, []int{1}},
+		{4, false, []int{4}},
+		{8, false, []int{4}},
+		{12, false, []int{12}},
+		{4, true, []int{1, 3, 4}},
+		{12, true, Stages(12)},
+		{0, false, nil},
+		{0, true, nil},
+	} {
+		o := Options{Stage: tc.stage, All: tc.all, Count: 1}
+		assert.Equal(t, tc.want, o.Selected(), "stage %02d, All %v", tc.stage, tc.all)
+		assert.Equal(t, len(tc.want) == 0, o.Validate() != nil, "stage %02d, All %v: valid only with benchmarks to run", tc.stage, tc.all)
+	}
+	assert.Len(t, Stages(12), 7, "every stage with benchmarks: 01 03 04 09 10 11 12")
 }
 
 func TestBenchPatternSelectsTheStagesFunctionsOnly(t *testing.T) {
@@ -309,7 +338,7 @@ func TestQuickAndFullRunsMeasureTheirOwnScale(t *testing.T) {
 		assert.Equal(t, tc.want, got, "stage 10's stream lengths in the run with full %v", tc.full)
 	}
 	m := Parse(strings.NewReader(outputExtensions)) // --full's lengths, 100 000 and 1 000 000
-	m.Stage = 10
+	m.Stages = Stages(10)
 	var quick strings.Builder
 	Report(&quick, m)
 	assert.NotContains(t, quick.String(), "1 000 000 events", "the quick run's report has no row of --full's")
@@ -379,7 +408,7 @@ ok  	github.com/flk-byo/course/solutions	20.3s
 func TestReportPrintsStage09AsOneTable(t *testing.T) {
 	m := Parse(strings.NewReader(output09))
 	require.Empty(t, m.Failures)
-	m.Stage = 9
+	m.Stages = Stages(9)
 	var out strings.Builder
 	Report(&out, m)
 	assertGolden(t, "report09.golden", out.String())
@@ -389,7 +418,7 @@ func TestReportPrintsStage09AsOneTable(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, Ratio{Mean: 4, Min: 4, Max: 4, Runs: 2, Subject: 4200, Baseline: 1050}, r, "÷ naive, run by run")
 
-	m.Stage = 8
+	m.Stages = Stages(8)
 	out.Reset()
 	Report(&out, m)
 	assert.Empty(t, out.String(), "nothing of stage 09 before it")
@@ -438,7 +467,7 @@ ok  	github.com/flk-byo/course/solutions	20.3s
 func TestReportPrintsStage12AsOneTable(t *testing.T) {
 	m := Parse(strings.NewReader(output12))
 	require.Empty(t, m.Failures)
-	m.Stage = 12
+	m.Stages = Stages(12)
 	var out strings.Builder
 	Report(&out, m)
 	assertGolden(t, "report12.golden", out.String())
@@ -449,7 +478,7 @@ func TestReportPrintsStage12AsOneTable(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, Ratio{Mean: 11, Min: 10, Max: 12, Runs: 2, Subject: 55000, Baseline: 5000}, r, "Pebble ÷ heap, run by run")
 
-	m.Stage = 11
+	m.Stages = Stages(11)
 	out.Reset()
 	Report(&out, m)
 	assert.Empty(t, out.String(), "nothing of stage 12 before it")
@@ -505,15 +534,11 @@ func TestReportPrintsStages10And11AsOneTableEach(t *testing.T) {
 			Ratio{Mean: (7600.0/4200 + 2) / 2, Min: 7600.0 / 4200, Max: 2, Runs: 2, Subject: 7800, Baseline: 4100}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			m.Stage, m.Full = tc.stage, true // the lengths of --full
+			m.Stages, m.Full = []int{tc.stage}, true // the lengths of --full
 			var out strings.Builder
 			Report(&out, m)
 			report := out.String()
-			if tc.stage == 11 {
-				// Stage 10's table comes first; the golden file holds stage 11's.
-				_, report, _ = strings.Cut(report, "\n11 ")
-				report = "11 " + report
-			} else {
+			if tc.stage == 10 {
 				report, _, _ = strings.Cut(report, "note: ")
 			}
 			assertGolden(t, tc.golden, report)
@@ -526,7 +551,7 @@ func TestReportPrintsStages10And11AsOneTableEach(t *testing.T) {
 			assert.InDelta(t, tc.want.Baseline, r.Baseline, 1e-9)
 			assert.Equal(t, tc.want.Runs, r.Runs)
 
-			m.Stage = tc.stage - 1
+			m.Stages = Stages(tc.stage - 1)
 			out.Reset()
 			Report(&out, m)
 			assert.NotContains(t, out.String(), tc.heading, "nothing of stage %02d before it", tc.stage)

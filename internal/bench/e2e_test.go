@@ -41,7 +41,7 @@ func TestEndToEndScalingRatiosExposeScanning(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := scanningCourse(t, tc.scanToFire)
-			m, err := Run(context.Background(), Options{Root: root, Stage: 3, Count: 1})
+			m, err := Run(context.Background(), Options{Root: root, Stage: 3, All: true, Count: 1})
 			require.NoError(t, err)
 
 			ratio := func(c Comparison, pkg string) float64 {

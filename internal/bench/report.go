@@ -73,7 +73,7 @@ func Report(w io.Writer, m *Measurements) {
 	wrote := false
 	for i := 0; i < len(Comparisons); i++ {
 		c := Comparisons[i]
-		if c.Stage > m.Stage || !c.Depth.In(m.Full) {
+		if !slices.Contains(m.Stages, c.Stage) || !c.Depth.In(m.Full) {
 			continue
 		}
 		var ok bool

@@ -64,8 +64,8 @@ func stageOf(name string) int {
 // Measurements is what one go test run measured: the samples of every
 // benchmark in each package, in run order, and what failed.
 type Measurements struct {
-	Stage    int  // the benchmarks of stages 1..Stage ran
-	Full     bool // the full run's (Options.Full), not the quick one's
+	Stages   []int // the stages whose benchmarks ran (Options.Selected)
+	Full     bool  // the full run's (Options.Full), not the quick one's
 	samples  map[string]map[string][]Sample
 	Failures []Failure
 }

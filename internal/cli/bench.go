@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -14,9 +15,10 @@ func benchCommand(io IO) *ucli.Command {
 	return &ucli.Command{
 		Name:  "bench",
 		Usage: "measure what the cards promise about cost, on your lab/ beside the reference",
-		Description: `Runs the benchmarks of every stage you have reached on your lab/ and on the
-reference, in one go test run, and prints ratios, each against a baseline measured
-in the same run:
+		Description: `Runs the benchmarks of the stage you are at on your lab/ and on the reference,
+in one go test run, and prints ratios, each against a baseline measured in the same
+run. At a stage without benchmarks of its own it runs the latest stage's before it;
+--all runs those of every stage you have reached. The stages' benchmarks:
 
    01  your processor's throughput as a fraction of the reference's (1M events,
        10k keys, bounded disorder, 1 s windows), with allocations per event; and
@@ -47,8 +49,7 @@ benchmark runs one pass (-benchtime 1x), 3 times (-count 3), and every ratio is 
 with its range over the 3: a quick answer, with the noise floor beside it (how far the
 reference's own runs were apart; a lab identical to the reference reads within it).
 --full runs go's default benchtime 5 times, and stage 04 at a million windows: slower,
-and narrower ranges. A line is
-printed as each benchmark finishes.
+and narrower ranges. A line is printed as each benchmark finishes.
 
 Exit status: 0 when every benchmark ran, 1 when your lab/ failed (it does not compile,
 a benchmark panicked or failed), 2 when de bench could not run.`,
@@ -56,7 +57,8 @@ a benchmark panicked or failed), 2 when de bench could not run.`,
 			&ucli.IntFlag{Name: "count", Value: quickCount, Usage: "run each benchmark `N` times; ratios show their mean and range (go test -count)"},
 			&ucli.StringFlag{Name: "benchtime", Value: quickBenchtime, Usage: "go test -benchtime, e.g. 1x or 3s"},
 			&ucli.BoolFlag{Name: "full", Usage: fmt.Sprintf("the full run: go's default benchtime, %d times (unless -count or -benchtime say otherwise), and stage 04 at a million windows", fullCount)},
-			&ucli.StringFlag{Name: "stage", Usage: "benchmark stages 01..`NN` instead of 01..current"},
+			&ucli.BoolFlag{Name: "all", Usage: "run the benchmarks of every stage up to the current one (or --stage), not only its own: the whole picture, in a run several times longer"},
+			&ucli.StringFlag{Name: "stage", Usage: "benchmark stage `NN` instead of the current one (with --all, 01..NN)"},
 		},
 		Action: func(c *ucli.Context) error {
 			e, err := loadEnv(io)
@@ -70,7 +72,7 @@ a benchmark panicked or failed), 2 when de bench could not run.`,
 			if err != nil {
 				return err
 			}
-			o := bench.Options{Root: e.root, Stage: last, Count: c.Int("count"), Benchtime: c.String("benchtime"), Full: c.Bool("full"), Progress: e.Stderr}
+			o := bench.Options{Root: e.root, Stage: last, All: c.Bool("all"), Count: c.Int("count"), Benchtime: c.String("benchtime"), Full: c.Bool("full"), Progress: e.Stderr}
 			if o.Full {
 				if !c.IsSet("count") {
 					o.Count = fullCount
@@ -82,7 +84,10 @@ a benchmark panicked or failed), 2 when de bench could not run.`,
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			e.printf("benchmarking stage(s) %s on your lab/ and on the reference (go test -bench -count %d%s)…\n", stageList(bench.Stages(last)), o.Count, benchtimeArg(o.Benchtime))
+			e.printf("benchmarking stage(s) %s on your lab/ and on the reference (go test -bench -count %d%s)…\n", stageList(o.Selected()), o.Count, benchtimeArg(o.Benchtime))
+			if scope := benchScope(o); scope != "" {
+				e.printf("  %s\n", scope)
+			}
 			m, err := bench.Run(c.Context, o)
 			if m != nil {
 				bench.Report(e.Stdout, m)
@@ -134,6 +139,21 @@ func (e *env) benchStage(flag string) (int, error) {
 		return 0, fmt.Errorf("--stage %s: you are at stage %02d, and a later stage's benchmarks need API your lab/ does not have yet", flag, cur.Number)
 	}
 	return st.Number, nil
+}
+
+// benchScope says, under the first line of a run, what o leaves out: the
+// stage asked for when it has no benchmarks of its own, and the earlier
+// stages that --all would add. "" when the run has every stage up to o's.
+func benchScope(o bench.Options) string {
+	run, every := o.Selected(), bench.Stages(o.Stage)
+	var parts []string
+	if last := run[len(run)-1]; last != o.Stage {
+		parts = append(parts, fmt.Sprintf("stage %02d has no benchmarks of its own: these are stage %02d's", o.Stage, last))
+	}
+	if rest := every[:len(every)-len(run)]; len(rest) > 0 {
+		parts = append(parts, fmt.Sprintf("de bench --all adds stage(s) %s", stageList(rest)))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // stageList renders stage numbers as de prints them: 01, 03, 04.
