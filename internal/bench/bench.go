@@ -30,6 +30,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/flk-byo/course/internal/gotest"
 )
 
@@ -66,9 +68,28 @@ const (
 // what changed (a lab/ edited since the last run, or another last stage,
 // whose benchmark files differ), and otherwise finds the binary up
 // to date: about 4–5 s of every run saved on a 2-core machine.
-// They are de's build outputs, not a learner's work (*.test is ignored);
-// two runs at once in one course would write them both, so do not.
+// They are de's build outputs, not a learner's work (*.test is ignored).
+// Two runs at once in one course would write them both, and each would
+// time its benchmarks beside the other's, so a run holds BinDir's lock.
 const BinDir = ".de/bench"
+
+// ErrBusy is Run's error when another run holds the course's BinDir.
+var ErrBusy = errors.New("another de bench is running in this course: wait for it to finish, then run again")
+
+// lockBins takes the lock of the folder bins for the run, or returns
+// ErrBusy if another run holds it. The lock is the operating system's on
+// an open file (flock), so a run that is killed leaves none behind.
+func lockBins(bins string) (unlock func(), err error) {
+	l := flock.New(filepath.Join(bins, "lock"))
+	ok, err := l.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("locking %s: %w", bins, err)
+	}
+	if !ok {
+		return nil, ErrBusy
+	}
+	return func() { l.Unlock() }, nil
+}
 
 // RefTags are the build tags of the run: the reference's tuned build. The
 // same go test run builds lab/, which the tag does not concern.
@@ -112,6 +133,11 @@ func Run(ctx context.Context, o Options) (*Measurements, error) {
 	if err := os.MkdirAll(bins, 0o755); err != nil {
 		return nil, fmt.Errorf("making the folder for the test binaries: %w", err)
 	}
+	unlock, err := lockBins(bins)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	// -trimpath and -vet=off as de test runs go test (gotest.Options.Args):
 	// so the packages both build (Pebble, the kit) come from one build
 	// cache entry, and a first de bench after de test does not compile them
