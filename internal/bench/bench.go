@@ -197,6 +197,37 @@ func (o Options) Selected() []int {
 	return stages[len(stages)-1:]
 }
 
+// Scope says, under the first line of a run, what o leaves out: the
+// stage asked for when it has no benchmarks of its own, and the earlier
+// stages that --all would add. "" when the run has every stage up to o's.
+func (o Options) Scope() string {
+	run, every := o.Selected(), Stages(o.Stage)
+	if len(run) == 0 {
+		return ""
+	}
+	var parts []string
+	if last := run[len(run)-1]; last != o.Stage {
+		none := fmt.Sprintf("stage %02d has no benchmarks of its own", o.Stage)
+		if !o.All {
+			none += fmt.Sprintf(": these are stage %02d's", last)
+		}
+		parts = append(parts, none)
+	}
+	if rest := every[:len(every)-len(run)]; len(rest) > 0 {
+		parts = append(parts, "de bench --all adds stage(s) "+StageList(rest))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// StageList renders stage numbers as de prints them: 01, 03, 04.
+func StageList(stages []int) string {
+	s := make([]string, len(stages))
+	for i, n := range stages {
+		s[i] = fmt.Sprintf("%02d", n)
+	}
+	return strings.Join(s, ", ")
+}
+
 // Stages returns the stages up to last that have benchmarks, in order.
 func Stages(last int) []int {
 	var stages []int

@@ -273,19 +273,22 @@ func TestDefaultRunIsOneStage(t *testing.T) {
 		stage int
 		all   bool
 		want  []int
+		scope string
 	}{
-		{1, false, []int{1}},
-		{2, false, []int{1}},
-		{4, false, []int{4}},
-		{8, false, []int{4}},
-		{12, false, []int{12}},
-		{4, true, []int{1, 3, 4}},
-		{12, true, Stages(12)},
-		{0, false, nil},
-		{0, true, nil},
+		{1, false, []int{1}, ""},
+		{2, false, []int{1}, "stage 02 has no benchmarks of its own: these are stage 01's"},
+		{4, false, []int{4}, "de bench --all adds stage(s) 01, 03"},
+		{8, false, []int{4}, "stage 08 has no benchmarks of its own: these are stage 04's; de bench --all adds stage(s) 01, 03"},
+		{12, false, []int{12}, "de bench --all adds stage(s) 01, 03, 04, 09, 10, 11"},
+		{4, true, []int{1, 3, 4}, ""},
+		{8, true, []int{1, 3, 4}, "stage 08 has no benchmarks of its own"},
+		{12, true, Stages(12), ""},
+		{0, false, nil, ""},
+		{0, true, nil, ""},
 	} {
 		o := Options{Stage: tc.stage, All: tc.all, Count: 1}
 		assert.Equal(t, tc.want, o.Selected(), "stage %02d, All %v", tc.stage, tc.all)
+		assert.Equal(t, tc.scope, o.Scope(), "stage %02d, All %v: the line under the first", tc.stage, tc.all)
 		assert.Equal(t, len(tc.want) == 0, o.Validate() != nil, "stage %02d, All %v: valid only with benchmarks to run", tc.stage, tc.all)
 	}
 	assert.Len(t, Stages(12), 7, "every stage with benchmarks: 01 03 04 09 10 11 12")

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -84,8 +83,8 @@ a benchmark panicked or failed), 2 when de bench could not run.`,
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			e.printf("benchmarking stage(s) %s on your lab/ and on the reference (go test -bench -count %d%s)…\n", stageList(o.Selected()), o.Count, benchtimeArg(o.Benchtime))
-			if scope := benchScope(o); scope != "" {
+			e.printf("benchmarking stage(s) %s on your lab/ and on the reference (go test -bench -count %d%s)…\n", bench.StageList(o.Selected()), o.Count, benchtimeArg(o.Benchtime))
+			if scope := o.Scope(); scope != "" {
 				e.printf("  %s\n", scope)
 			}
 			m, err := bench.Run(c.Context, o)
@@ -139,31 +138,4 @@ func (e *env) benchStage(flag string) (int, error) {
 		return 0, fmt.Errorf("--stage %s: you are at stage %02d, and a later stage's benchmarks need API your lab/ does not have yet", flag, cur.Number)
 	}
 	return st.Number, nil
-}
-
-// benchScope says, under the first line of a run, what o leaves out: the
-// stage asked for when it has no benchmarks of its own, and the earlier
-// stages that --all would add. "" when the run has every stage up to o's.
-func benchScope(o bench.Options) string {
-	run, every := o.Selected(), bench.Stages(o.Stage)
-	var parts []string
-	if last := run[len(run)-1]; last != o.Stage {
-		parts = append(parts, fmt.Sprintf("stage %02d has no benchmarks of its own: these are stage %02d's", o.Stage, last))
-	}
-	if rest := every[:len(every)-len(run)]; len(rest) > 0 {
-		parts = append(parts, fmt.Sprintf("de bench --all adds stage(s) %s", stageList(rest)))
-	}
-	return strings.Join(parts, "; ")
-}
-
-// stageList renders stage numbers as de prints them: 01, 03, 04.
-func stageList(stages []int) string {
-	s := ""
-	for i, n := range stages {
-		if i > 0 {
-			s += ", "
-		}
-		s += fmt.Sprintf("%02d", n)
-	}
-	return s
 }
