@@ -51,48 +51,22 @@ func perEvent(b *testing.B, cost stagebench.Cost, n int) {
 	stagebench.ReportAllocs(b, cost, n)
 }
 
-type foldKey struct {
-	key   string
-	start int64
-}
-
-type foldTally struct{ count, sum int64 }
-
 // fold is the practical limit: one map keyed by (key, window start), no
-// watermark, no dedup, no emission.
-func fold(events []kit.Event, size int64) map[foldKey]foldTally {
-	m := make(map[foldKey]foldTally)
-	for _, e := range events {
-		foldInto(m, e, size)
-	}
-	return m
+// watermark, no dedup, no emission (stagebench.Fold, de bench's baseline too).
+func fold(events []kit.Event, size int64) map[stagebench.FoldKey]stagebench.FoldTally {
+	return stagebench.Fold(events, size)
 }
 
 // foldDedup is the fold that also ignores a redelivered ID, as the
 // processor must: the limit for any processor that keeps the contract. It
-// keeps the seen IDs in the processor's own idSet.
-func foldDedup(events []kit.Event, size int64) map[foldKey]foldTally {
-	m := make(map[foldKey]foldTally)
-	seen := newIDSet(0)
-	for _, e := range events {
-		if seen.add(e.ID) {
-			foldInto(m, e, size)
-		}
-	}
-	return m
+// keeps the seen IDs in the processor's own idSet, so that the ratio to it
+// is the cost of everything but the dedup (de bench, which cannot see a
+// lab's set, uses a Go map).
+func foldDedup(events []kit.Event, size int64) map[stagebench.FoldKey]stagebench.FoldTally {
+	return stagebench.FoldDedup(events, size, newIDSet(0).add)
 }
 
-// foldInto adds e to the tally of its key and window in m.
-func foldInto(m map[foldKey]foldTally, e kit.Event, size int64) {
-	start, _ := AssignWindow(e.TS, size)
-	k := foldKey{e.Key, start}
-	t := m[k]
-	t.count++
-	t.sum += e.Value
-	m[k] = t
-}
-
-var sinkFold map[foldKey]foldTally
+var sinkFold map[stagebench.FoldKey]stagebench.FoldTally
 var sinkResults []kit.Result
 
 func benchFold(b *testing.B, events []kit.Event) {

@@ -27,7 +27,7 @@ const heapEvents = 100_000
 // bytes/open-window, the first less the second, over heapEvents: what an
 // open window with one key and one event costs beyond its ID. For the
 // reference, snapshot-bytes/window is the first state's snapshot, ID
-// included, over heapEvents. naive is naiveProcessor, the baseline.
+// included, over heapEvents. naive is stagebench.NewNaive, the baseline.
 func BenchmarkHeap(b *testing.B) {
 	delay := int64(heapEvents+1) * benchWindow
 	windowed, oneWindow := make([]kit.Event, heapEvents), make([]kit.Event, heapEvents)
@@ -40,7 +40,7 @@ func BenchmarkHeap(b *testing.B) {
 		name string
 		new  func() stagebench.Processor
 	}{
-		{"naive", func() stagebench.Processor { return newNaive(benchWindow, delay) }},
+		{"naive", func() stagebench.Processor { return stagebench.NewNaive(benchWindow, delay) }},
 		{"ref", func() stagebench.Processor {
 			p, err := NewProcessor(Config{WindowSize: benchWindow, WatermarkDelay: delay})
 			if err != nil {

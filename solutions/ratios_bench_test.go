@@ -28,7 +28,7 @@ func sizesFor() []int {
 // stream, the reference's Processor in turns with the fold (the practical
 // limit, no dedup), the fold that drops redelivered IDs (the limit of any
 // processor that keeps the contract), the naive learner's processor
-// (naiveProcessor) and the reference with its seen IDs bounded by stage
+// (stagebench.NewNaive) and the reference with its seen IDs bounded by stage
 // 10's TTL (WindowSize, the tight one). Each is timed in every round
 // (stagebench.Race), so ref/fold, ref/fold+dedup, ref/naive and ref/ttl
 // are the reference's speed over each, with their range over the rounds;
@@ -44,7 +44,7 @@ func BenchmarkRatios(b *testing.B) {
 				stagebench.Contender{Name: "ref", Pass: func() { driveReference(b, 0, events) }},
 				stagebench.Contender{Name: "fold", Pass: func() { sinkFold = fold(events, benchWindow) }},
 				stagebench.Contender{Name: "fold+dedup", Pass: func() { sinkFold = foldDedup(events, benchWindow) }},
-				stagebench.Contender{Name: "naive", Pass: func() { drive(newNaive(benchWindow, kit.BenchmarkDisorder), events) }},
+				stagebench.Contender{Name: "naive", Pass: func() { stagebench.Drive(stagebench.NewNaive(benchWindow, kit.BenchmarkDisorder), events) }},
 				stagebench.Contender{Name: "ttl", Pass: func() { driveReference(b, benchWindow, events) }},
 			)
 		})
@@ -72,16 +72,6 @@ func BenchmarkLengths(b *testing.B) {
 			stagebench.Lengths(b, d.name, lengths, func(n int) { driveReference(b, d.ttl, events[:n]) })
 		})
 	}
-}
-
-// drive gives p every event and a Flush, as stagebench.Throughput does,
-// keeping the last results.
-func drive(p stagebench.Processor, events []kit.Event) {
-	var out []kit.Result
-	for _, e := range events {
-		out = append(out[:0], p.Process(e)...)
-	}
-	sinkResults = append(out[:0], p.Flush()...)
 }
 
 // BenchmarkReference runs the reference's Processor alone at each length
@@ -112,7 +102,7 @@ var dedupBounds = []struct {
 	ttl  int64
 }{{"ref", 0}, {"ttl", benchWindow}}
 
-// driveReference drives (see drive) a new reference Processor over events,
+// driveReference drives (stagebench.Drive) a new reference Processor over events,
 // with seen TTL ttl (0: NewProcessor's, which remembers every ID), in the
 // benchmark stream's config.
 func driveReference(b *testing.B, ttl int64, events []kit.Event) {
@@ -120,5 +110,5 @@ func driveReference(b *testing.B, ttl int64, events []kit.Event) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	drive(p, events)
+	stagebench.Drive(p, events)
 }
