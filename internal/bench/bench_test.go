@@ -295,8 +295,9 @@ func TestDefaultRunIsOneStage(t *testing.T) {
 }
 
 func TestBenchPatternSelectsTheStagesFunctionsOnly(t *testing.T) {
-	assert.Equal(t, "^(BenchmarkDe01|BenchmarkDe03)$/^(throughput-250000|open-windows|expiring-windows)$", benchPattern([]int{1, 3}, false))
-	assert.Equal(t, "^(BenchmarkDe01|BenchmarkDe03)$/^(throughput|open-windows|expiring-windows)$", benchPattern([]int{1, 3}, true))
+	assert.Equal(t, "^(BenchmarkDe01|BenchmarkDe03)$/^(throughput-250000|open-windows|baselines-100000|expiring-windows)$", benchPattern([]int{1, 3}, false))
+	assert.Equal(t, "^(BenchmarkDe01|BenchmarkDe03)$/^(throughput|open-windows|baselines-10000|baselines-100000|baselines-1000000|baselines-4000000|expiring-windows)$", benchPattern([]int{1, 3}, true))
+	assert.Equal(t, "^(BenchmarkDe03)$/^(expiring-windows)$", benchPattern([]int{3}, false), "stage 03 alone")
 }
 
 // TestQuickAndFullRunsMeasureTheirOwnScale certifies that the quick
@@ -304,7 +305,8 @@ func TestBenchPatternSelectsTheStagesFunctionsOnly(t *testing.T) {
 // --full over the million of the benchmark stream; stage 04's checkpoints at the small scale and --full
 // at the million windows of the card, each one scale only; that stage 10's
 // quick run takes 10 000 and 100 000 events and --full 100 000 and
-// 1 000 000; that stage 12's quick run takes 5 000 events per event cost
+// 1 000 000; that stage 01's baselines run at 100 000 events and --full
+// at issue 16's four lengths; that stage 12's quick run takes 5 000 events per event cost
 // and its checkpoints from a kept state, --full 20 000 and a fresh state
 // per sample; and that every other
 // benchmark runs in both.
@@ -313,8 +315,8 @@ func TestQuickAndFullRunsMeasureTheirOwnScale(t *testing.T) {
 		full bool
 		want string
 	}{
-		{false, "^(BenchmarkDe01|BenchmarkDe03|BenchmarkDe04)$/^(throughput-250000|open-windows|expiring-windows|snapshot-100000|restore-100000)$"},
-		{true, "^(BenchmarkDe01|BenchmarkDe03|BenchmarkDe04)$/^(throughput|open-windows|expiring-windows|snapshot-1000000|restore-1000000)$"},
+		{false, "^(BenchmarkDe01|BenchmarkDe03|BenchmarkDe04)$/^(throughput-250000|open-windows|baselines-100000|expiring-windows|snapshot-100000|restore-100000)$"},
+		{true, "^(BenchmarkDe01|BenchmarkDe03|BenchmarkDe04)$/^(throughput|open-windows|baselines-10000|baselines-100000|baselines-1000000|baselines-4000000|expiring-windows|snapshot-1000000|restore-1000000)$"},
 	} {
 		assert.Equal(t, tc.want, benchPattern(Stages(4), tc.full), "full %v", tc.full)
 		for _, b := range benchmarksOf(Stages(4), tc.full) {
@@ -329,16 +331,20 @@ func TestQuickAndFullRunsMeasureTheirOwnScale(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		full bool
-		want []int
-	}{{false, []int{10_000, 100_000}}, {true, []int{100_000, 1_000_000}}} {
-		var got []int
+		full          bool
+		want, against []int
+	}{{false, []int{10_000, 100_000}, []int{100_000}}, {true, []int{100_000, 1_000_000}, []int{10_000, 100_000, 1_000_000, 4_000_000}}} {
+		var got, against []int
 		for _, b := range benchmarksOf(Stages(10), tc.full) {
 			if b.Stage == 10 {
 				got = append(got, b.Subject.Events)
 			}
+			if b.Kind == Baselines {
+				against = append(against, b.Subject.Events)
+			}
 		}
 		assert.Equal(t, tc.want, got, "stage 10's stream lengths in the run with full %v", tc.full)
+		assert.Equal(t, tc.against, against, "stage 01's lengths against the baselines in the run with full %v: issue 16's four in --full", tc.full)
 	}
 	m := Parse(strings.NewReader(outputExtensions)) // --full's lengths, 100 000 and 1 000 000
 	m.Stages = Stages(10)
@@ -362,7 +368,7 @@ func TestQuickAndFullRunsMeasureTheirOwnScale(t *testing.T) {
 		assert.Equal(t, tc.want, got, "stage 12's benchmarks in the run with full %v: the quick run takes fewer events per event cost and its checkpoints from a state kept per test binary, --full fills one per sample", tc.full)
 	}
 	for _, b := range Benchmarks {
-		if b.Kind != Throughput && b.Stage != 4 && b.Stage != 10 && b.Stage != 12 {
+		if b.Kind != Throughput && b.Kind != Baselines && b.Stage != 4 && b.Stage != 10 && b.Stage != 12 {
 			assert.True(t, b.In(false) && b.In(true), "%s must run in both runs", b.FullName())
 		}
 	}
@@ -598,4 +604,48 @@ func TestProgressCountsEachResultOnce(t *testing.T) {
 		assert.True(t, strings.HasPrefix(lines[0], "  [1/12] lab/ BenchmarkDe01/throughput-250000 ("), "first line: %q", lines[0])
 		assert.True(t, strings.HasPrefix(lines[8], "  [9/12] reference BenchmarkDe01/throughput-250000 ("), "first reference line: %q", lines[8])
 	}
+}
+
+// output01 is go test -bench output of two of stage 01's baselines
+// benchmarks in --full, with -count 2 on the lab and 1 on the reference,
+// whose 100 000-event one did not run, with the metrics Race reports
+// beside the ones de bench reads: a lab twice the reference's cost per
+// event.
+const output01 = `pkg: github.com/flk-byo/course/lab
+BenchmarkDe01/baselines-10000-2         	       1	 931655314 ns/op	         0.40 processor/fold	         0.35 processor/fold-min	         0.45 processor/fold-max	       800.0 fold+dedup-cpu-ns/event	       500.0 fold-cpu-ns/event	      1400 naive-cpu-ns/event	      1250 processor-cpu-ns/event
+BenchmarkDe01/baselines-10000-2         	       1	 931655314 ns/op	       800.0 fold+dedup-cpu-ns/event	       500.0 fold-cpu-ns/event	      1400 naive-cpu-ns/event	      1350 processor-cpu-ns/event
+BenchmarkDe01/baselines-100000-2        	       1	 998957541 ns/op	      1000 fold+dedup-cpu-ns/event	       500.0 fold-cpu-ns/event	      1400 naive-cpu-ns/event	      1500 processor-cpu-ns/event
+BenchmarkDe01/baselines-100000-2        	       1	 998957541 ns/op	      1000 fold+dedup-cpu-ns/event	       500.0 fold-cpu-ns/event	      1400 naive-cpu-ns/event	      1500 processor-cpu-ns/event
+PASS
+ok  	github.com/flk-byo/course/lab	25.1s
+pkg: github.com/flk-byo/course/solutions
+BenchmarkDe01/baselines-10000-2         	       1	 618035081 ns/op	       650.0 fold+dedup-cpu-ns/event	       500.0 fold-cpu-ns/event	      1350 naive-cpu-ns/event	       540.0 processor-cpu-ns/event
+PASS
+ok  	github.com/flk-byo/course/solutions	20.3s
+`
+
+// TestReportPrintsStage01BaselinesAsOneTable pins de bench's table of
+// stage 01 against the fold, the fold with dedup and the naive learner
+// (testdata/report01.golden): a row per length and baseline, the lab's
+// cost per event over the baseline's beside the reference's, each from
+// the same run's pairs, "not measured" where a benchmark did not run, and
+// in the quick run only the rows of its length.
+func TestReportPrintsStage01BaselinesAsOneTable(t *testing.T) {
+	m := Parse(strings.NewReader(output01))
+	require.Empty(t, m.Failures)
+	m.Stages, m.Full = []int{1}, true
+	var out strings.Builder
+	Report(&out, m)
+	assertGolden(t, "report01.golden", out.String())
+	assert.Equal(t, 1, strings.Count(out.String(), "01 against three baselines"), "one heading for the whole table")
+
+	m.Full = false
+	out.Reset()
+	Report(&out, m)
+	assert.Contains(t, out.String(), "  100 000 events ÷ naive:  ", "the quick run's length")
+	assert.NotContains(t, out.String(), "  10 000 events ÷", "no row of --full's lengths in the quick run")
+
+	r, ok := comparisonOf(t, "BenchmarkDe01/baselines-10000").Ratio(m, LabPkg)
+	require.True(t, ok)
+	assert.Equal(t, Ratio{Mean: 2.6, Min: 2.5, Max: 2.7, Runs: 2, Subject: 1300, Baseline: 500}, r, "÷ fold, run by run")
 }

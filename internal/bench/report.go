@@ -212,9 +212,10 @@ func reportGroup(w io.Writer, m *Measurements, cs []Comparison) bool {
 }
 
 // unitLabel renders a metric's unit for people: cpu-ns/event is "CPU
-// ns/event".
+// ns/event", and so is a contender's of stagebench.Race, such as
+// processor-cpu-ns/event.
 func unitLabel(unit string) string {
-	if rest, ok := strings.CutPrefix(unit, "cpu-"); ok {
+	if _, rest, ok := strings.Cut(unit, "cpu-"); ok {
 		return "CPU " + rest
 	}
 	return unit

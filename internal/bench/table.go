@@ -1,6 +1,9 @@
 package bench
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Kind is what a benchmark measures, and so which body of package
 // stagebench runs it.
@@ -67,6 +70,12 @@ const (
 	// (the quick default: filling a Pebble backend with BackendIDs events
 	// takes seconds).
 	BackendCheckpointKept
+	// Baselines times, in turns within every round, a new processor and
+	// three baselines of package stagebench over kit.BenchmarkStreamOf
+	// (Subject.Events): the fold, the fold that drops redelivered IDs, and
+	// the naive learner's processor. processor-cpu-ns/event for the
+	// processor, fold-, fold+dedup- and naive-cpu-ns/event for the others.
+	Baselines
 )
 
 // The time de bench compares is the CPU time of the test binary (user and
@@ -266,18 +275,71 @@ var few = Shape{Delay: 1}
 
 // Benchmarks is every benchmark de bench runs, in the order they run. A
 // stage's benchmarks use only the API of the stages up to it.
-var Benchmarks = append([]Benchmark{
+var Benchmarks = slices.Concat([]Benchmark{
 	{Stage: 1, Name: fmt.Sprintf("throughput-%d", ThroughputQuickEvents), Kind: Throughput, Subject: Shape{Events: ThroughputQuickEvents}, Depth: QuickRun},
 	{Stage: 1, Name: "throughput", Kind: Throughput, Subject: Shape{Events: ThroughputEvents}, Depth: FullRun},
 	{Stage: 1, Name: "open-windows", Kind: Scaling, Baseline: few, Subject: Shape{Delay: ScalingKept}},
+}, baselineBenchmarks(), []Benchmark{
 	{Stage: 3, Name: "expiring-windows", Kind: Scaling, Baseline: few, Subject: Shape{Delay: 1, Lateness: ScalingKept}},
-}, append(append(append(checkpointBenchmarks(), slidingBenchmarks()...), extensionBenchmarks()...),
-	Benchmark{Stage: 12, Name: fmt.Sprintf("backend-throughput-%d", BackendQuickEvents), Kind: BackendThroughput, Subject: Shape{Events: BackendQuickEvents}, Depth: QuickRun},
-	Benchmark{Stage: 12, Name: "backend-throughput", Kind: BackendThroughput, Subject: Shape{Events: BackendEvents}, Depth: FullRun},
-	Benchmark{Stage: 12, Name: "backend-memory", Kind: BackendMemory},
-	Benchmark{Stage: 12, Name: "backend-checkpoint-kept", Kind: BackendCheckpointKept, Depth: QuickRun},
-	Benchmark{Stage: 12, Name: "backend-checkpoint", Kind: BackendCheckpoint, Depth: FullRun},
-)...)
+}, checkpointBenchmarks(), slidingBenchmarks(), extensionBenchmarks(), []Benchmark{
+	{Stage: 12, Name: fmt.Sprintf("backend-throughput-%d", BackendQuickEvents), Kind: BackendThroughput, Subject: Shape{Events: BackendQuickEvents}, Depth: QuickRun},
+	{Stage: 12, Name: "backend-throughput", Kind: BackendThroughput, Subject: Shape{Events: BackendEvents}, Depth: FullRun},
+	{Stage: 12, Name: "backend-memory", Kind: BackendMemory},
+	{Stage: 12, Name: "backend-checkpoint-kept", Kind: BackendCheckpointKept, Depth: QuickRun},
+	{Stage: 12, Name: "backend-checkpoint", Kind: BackendCheckpoint, Depth: FullRun},
+})
+
+// BaselineLength is a length of kit.BenchmarkStreamOf that stage 01's
+// baselines benchmark measures, and the runs that measure it.
+type BaselineLength struct {
+	Events int
+	Depth  Depth
+}
+
+// BaselineLengths are issue 16's lengths, at which the cost per event of
+// the fold and of any dedup set grows as the seen IDs outgrow the caches:
+// the quick default measures 100 000, two passes of each contender a
+// sample (a second or so of the lab's side for three samples); --full all
+// four, where 4 000 000 events take a few seconds a pass.
+var BaselineLengths = []BaselineLength{{10_000, FullRun}, {100_000, EveryRun}, {1_000_000, FullRun}, {4_000_000, FullRun}}
+
+// BaselineNames are the baselines of stage 01's table, in the order it
+// prints them, as their metrics name them.
+var BaselineNames = []string{"fold", "fold+dedup", "naive"}
+
+// baselineBenchmarks are stage 01's, one per BaselineLengths.
+func baselineBenchmarks() []Benchmark {
+	var bs []Benchmark
+	for _, l := range BaselineLengths {
+		bs = append(bs, Benchmark{Stage: 1, Name: fmt.Sprintf("baselines-%d", l.Events), Kind: Baselines, Subject: Shape{Events: l.Events}, Depth: l.Depth})
+	}
+	return bs
+}
+
+// baselineComparisons are stage 01's table: at each of BaselineLengths,
+// the processor's cost per event over each baseline's, timed beside it.
+func baselineComparisons() []Comparison {
+	var cs []Comparison
+	for _, b := range Benchmarks {
+		if b.Kind != Baselines {
+			continue
+		}
+		for _, name := range BaselineNames {
+			cs = append(cs, Comparison{
+				Stage:    1,
+				Depth:    b.Depth,
+				Title:    fmt.Sprintf("per event, %s events, ÷ %s", thousands(b.Subject.Events), name),
+				Goal:     "the reference's mark: at most about 1× ÷ fold+dedup, at most 0.5× ÷ naive",
+				Group:    "against three baselines timed beside it, per event, as the stream grows: yours ÷ each",
+				Legend:   "fold: one map of (key, window) tallies, no watermark, no dedup, no emission, the practical limit; fold+dedup: the same, dropping a redelivered ID (a Go map of IDs), the limit of any processor that keeps the contract; naive: a first try, a map of tallies and one of IDs, the due windows found by a scan and sorted, with the same results (streams of 100 events a second over 10 000 keys, 5 s of disorder, the seen IDs growing with the length)",
+				Label:    fmt.Sprintf("%s events ÷ %s", thousands(b.Subject.Events), name),
+				Subject:  Metric{b.FullName(), "processor-cpu-ns/event"},
+				Baseline: Metric{b.FullName(), name + "-cpu-ns/event"},
+			})
+		}
+	}
+	return cs
+}
 
 // checkpointBenchmarks are stage 04's, snapshot and restore at each of
 // CheckpointScales.
@@ -363,7 +425,7 @@ type Comparison struct {
 }
 
 // Comparisons is every ratio de bench prints, in order.
-var Comparisons = append(append(throughputComparisons(), []Comparison{
+var Comparisons = slices.Concat(throughputComparisons(), []Comparison{
 	{
 		Stage:     1,
 		Title:     fmt.Sprintf("per event, %s open windows ÷ 2", thousands(ScalingKept)),
@@ -373,6 +435,7 @@ var Comparisons = append(append(throughputComparisons(), []Comparison{
 		Worry:     10,
 		Diagnosis: "your processor does work in proportion to its open windows on every event: find the due ones without scanning (stage 01's card, Constraints)",
 	},
+}, baselineComparisons(), []Comparison{
 	{
 		Stage:     3,
 		Title:     fmt.Sprintf("per event, %s fired windows waiting out their lateness ÷ 2", thousands(ScalingKept)),
@@ -382,7 +445,7 @@ var Comparisons = append(append(throughputComparisons(), []Comparison{
 		Worry:     10,
 		Diagnosis: "your processor does work in proportion to the fired windows it keeps on every event: drop expired ones without scanning (stage 03's card, Constraints)",
 	},
-}...), append(append(append(append(checkpointComparisons(), slidingComparisons()...), seenTTLComparisons()...), broadcastComparisons()...), backendComparisons()...)...)
+}, checkpointComparisons(), slidingComparisons(), seenTTLComparisons(), broadcastComparisons(), backendComparisons())
 
 // throughputComparisons are the first line of de bench, one per
 // Throughput benchmark, in the runs that have it: the lab's speed as a

@@ -85,6 +85,8 @@ func Measure(b *testing.B, bm bench.Benchmark, api API) {
 		Throughput(b, api, streamPrefix(bm.Subject.Events))
 	case bench.Scaling:
 		Scaling(b, api, bm.Baseline, bm.Subject)
+	case bench.Baselines:
+		Baselines(b, api, bm.Subject.Events)
 	case bench.Snapshot:
 		Snapshot(b, api, bm.Baseline, bm.Subject)
 	case bench.Restore:
