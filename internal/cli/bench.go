@@ -50,15 +50,15 @@ reports it, so that other processes' use of the CPU does not count. By default e
 benchmark runs one pass (-benchtime 1x), 3 times (-count 3), and every ratio is printed
 with its range over the 3: a quick answer, with the noise floor beside it (how far the
 reference's own runs were apart; a lab identical to the reference reads within it).
---full runs go's default benchtime 5 times, and stage 04 at a million windows: slower,
-and narrower ranges. A line is printed as each benchmark finishes.
+--full runs go's default benchtime 5 times, stage 01's baselines to 4 000 000 events
+and stage 04 at a million windows: minutes, not seconds, and narrower ranges. A line is printed as each benchmark finishes.
 
 Exit status: 0 when every benchmark ran, 1 when your lab/ failed (it does not compile,
 a benchmark panicked or failed), 2 when de bench could not run.`,
 		Flags: []ucli.Flag{
 			&ucli.IntFlag{Name: "count", Value: quickCount, Usage: "run each benchmark `N` times; ratios show their mean and range (go test -count)"},
 			&ucli.StringFlag{Name: "benchtime", Value: quickBenchtime, Usage: "go test -benchtime, e.g. 1x or 3s"},
-			&ucli.BoolFlag{Name: "full", Usage: fmt.Sprintf("the full run: go's default benchtime, %d times (unless -count or -benchtime say otherwise), and stage 04 at a million windows", fullCount)},
+			&ucli.BoolFlag{Name: "full", Usage: fmt.Sprintf("the full run: go's default benchtime, %d times (unless -count or -benchtime say otherwise), stage 01's baselines to 4 000 000 events and stage 04 at a million windows", fullCount)},
 			&ucli.BoolFlag{Name: "all", Usage: "run the benchmarks of every stage up to the current one (or --stage), not only its own: the whole picture, in a run several times longer"},
 			&ucli.StringFlag{Name: "stage", Usage: "benchmark stage `NN` instead of the current one (with --all, 01..NN)"},
 		},
