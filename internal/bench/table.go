@@ -216,9 +216,10 @@ const (
 // measure.
 var SlidingRatios = []int64{1, 4, 16, 64}
 
-// SeenTTLLength is a stream length of stage 10's benchmarks, a prefix of
-// kit.BenchmarkStream, and the runs that measure it.
-type SeenTTLLength struct {
+// StreamLength is a length of a benchmark stream that a stage's
+// benchmarks measure (stage 01's baselines, stage 10's TTL), and the runs
+// that measure it.
+type StreamLength struct {
 	Events int
 	Depth  Depth
 }
@@ -228,7 +229,7 @@ type SeenTTLLength struct {
 // shorter, those of the last TTL and delay of event time. The quick default
 // measures the two shorter, a step of 10× in a second or two; --full the
 // two longer, where a million events take a few seconds a pass.
-var SeenTTLLengths = []SeenTTLLength{{10_000, QuickRun}, {100_000, EveryRun}, {1_000_000, FullRun}}
+var SeenTTLLengths = []StreamLength{{10_000, QuickRun}, {100_000, EveryRun}, {1_000_000, FullRun}}
 
 // seenTTLWorry is the length whose remembered IDs de bench explains when a
 // lab's TTL forgets too few: one that both runs measure.
@@ -289,19 +290,13 @@ var Benchmarks = slices.Concat([]Benchmark{
 	{Stage: 12, Name: "backend-checkpoint", Kind: BackendCheckpoint, Depth: FullRun},
 })
 
-// BaselineLength is a length of kit.BenchmarkStreamOf that stage 01's
-// baselines benchmark measures, and the runs that measure it.
-type BaselineLength struct {
-	Events int
-	Depth  Depth
-}
-
 // BaselineLengths are issue 16's lengths, at which the cost per event of
 // the fold and of any dedup set grows as the seen IDs outgrow the caches:
 // the quick default measures 100 000, two passes of each contender a
-// sample (a second or so of the lab's side for three samples); --full all
-// four, where 4 000 000 events take a few seconds a pass.
-var BaselineLengths = []BaselineLength{{10_000, FullRun}, {100_000, EveryRun}, {1_000_000, FullRun}, {4_000_000, FullRun}}
+// sample (with lab/ the plain reference, about 3.5 s of stage 01's run,
+// both sides); --full all four, where 4 000 000 events take a few seconds
+// a pass.
+var BaselineLengths = []StreamLength{{10_000, FullRun}, {100_000, EveryRun}, {1_000_000, FullRun}, {4_000_000, FullRun}}
 
 // BaselineNames are the baselines of stage 01's table, in the order it
 // prints them, as their metrics name them.
@@ -374,7 +369,7 @@ func extensionBenchmarks() []Benchmark {
 }
 
 // seenTTLBenchmark is stage 10's benchmark over l.Events events.
-func seenTTLBenchmark(l SeenTTLLength) Benchmark {
+func seenTTLBenchmark(l StreamLength) Benchmark {
 	return Benchmark{Stage: 10, Name: fmt.Sprintf("events-%d", l.Events), Kind: SeenTTL, Subject: Shape{Events: l.Events}, Depth: l.Depth}
 }
 

@@ -66,21 +66,11 @@ func MapSet() func(id string) bool {
 
 // foldInto adds e to the tally of its key and window in m.
 func foldInto(m map[FoldKey]FoldTally, e kit.Event, size int64) {
-	k := FoldKey{e.Key, windowStart(e.TS, size)}
+	k := FoldKey{e.Key, floor(e.TS, size)}
 	t := m[k]
 	t.Count++
 	t.Sum += e.Value
 	m[k] = t
-}
-
-// windowStart is the start of the window of size that holds ts: the
-// multiple of size at or below it, for negative ts too.
-func windowStart(ts, size int64) int64 {
-	r := ts % size
-	if r < 0 {
-		r += size
-	}
-	return ts - r
 }
 
 // naive is the first tumbling processor a Go developer writes for stage
@@ -88,8 +78,8 @@ func windowStart(ts, size int64) int64 {
 // the IDs seen, and, when the watermark passes the earliest open window's
 // end, a scan of the tallies for those due, sorted into the order of
 // results. It keeps the contract of stage 01 (no allowed lateness), and
-// the reference's TestNaiveMatchesReference checks that it returns the
-// reference's results call by call.
+// TestNaiveMatchesReference checks that it returns the reference's results
+// call by call.
 type naive struct {
 	size, delay int64
 	watermark   int64
@@ -116,17 +106,13 @@ func (p *naive) Process(e kit.Event) []kit.Result {
 		return nil
 	}
 	p.seen[e.ID] = struct{}{}
-	end := windowStart(e.TS, p.size) + p.size
+	end := floor(e.TS, p.size) + p.size
 	if end <= p.watermark {
 		return nil // late
 	}
 	foldInto(p.open, e, p.size)
 	p.nextEnd = min(p.nextEnd, end)
-	wm := int64(math.MinInt64)
-	if e.TS >= math.MinInt64+p.delay {
-		wm = e.TS - p.delay
-	}
-	return p.advance(wm)
+	return p.advance(e.TS - p.delay)
 }
 
 // Flush fires every open window.

@@ -69,7 +69,7 @@ func TestFoldDedupFoldsEachIDOnce(t *testing.T) {
 	assert.False(t, maps.Equal(want, Fold(redelivered, kit.BenchmarkWindow)), "the plain fold counts redeliveries")
 
 	for _, tc := range []struct{ ts, start int64 }{{0, 0}, {999, 0}, {1000, 1000}, {-1, -1000}, {-1000, -1000}, {-1001, -2000}} {
-		assert.Equal(t, tc.start, windowStart(tc.ts, 1000), "the window of %d", tc.ts)
+		assert.Equal(t, tc.start, floor(tc.ts, 1000), "the window of %d", tc.ts)
 	}
 }
 
