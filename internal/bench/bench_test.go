@@ -196,7 +196,7 @@ func TestReportPrintsTheComparisonsOfTheStagesReached(t *testing.T) {
 	Report(&out, m)
 	text := out.String()
 	for _, want := range []string{
-		"your processor: 0.75× the reference (0.50–1.00× over 2 runs), 2 allocs/event\n  over the first 250 000 events of the benchmark stream (--full: all 1 000 000)\n",
+		"your processor: 0.75× the reference (0.50–1.00× over 2 runs), 2 allocs/event\n  over the benchmark stream at 250 000 events (--full: at 1 000 000)\n",
 		"  lab/:          2000.0 CPU ns/event, 2 allocs/event (2 run(s))\n",
 		"01 per event, 10 000 open windows ÷ 2 (flat, about 1×, is the goal):\n",
 		"  lab/:        20×  (500 → 10000 CPU ns/event; 10–30× over 2 runs)\n",

@@ -146,9 +146,9 @@ func (b Benchmark) FullName() string { return TopLevel(b.Stage) + "/" + b.Name }
 // TopLevel is the name of a stage's benchmark function: BenchmarkDe01.
 func TopLevel(stage int) string { return fmt.Sprintf("BenchmarkDe%02d", stage) }
 
-// The lengths of stage 01's throughput benchmark, prefixes of
-// kit.BenchmarkStream: all of it in --full, a quarter in the quick run.
-// The quarter holds the same windows open and fires as many per event
+// The lengths of stage 01's throughput benchmark, of kit.BenchmarkStreamOf:
+// the whole benchmark stream in --full, a quarter of its length in the
+// quick run. The quarter holds the same windows open and fires as many per event
 // (the stream's density and disorder are the same throughout); what is
 // smaller is the seen-ID set, so a processor's cost per event, which grows
 // with that set, reads a little lower, on both sides. A pass over the
@@ -235,8 +235,8 @@ var SeenTTLLengths = []StreamLength{{10_000, QuickRun}, {100_000, EveryRun}, {1_
 // lab's TTL forgets too few: one that both runs measure.
 const seenTTLWorry = 100_000
 
-// BroadcastEvents is the stream of stage 11's benchmarks, a prefix of
-// kit.BenchmarkStream, through 4 subtasks of 128 key groups;
+// BroadcastEvents is the length of stage 11's benchmarks' stream
+// (kit.BenchmarkStreamOf), through 4 subtasks of 128 key groups;
 // BroadcastPrefixes are its numbers of rules, one prefix each ("k"; "k0"
 // … "k9"; "k0" … "k99").
 const (
@@ -453,7 +453,7 @@ func throughputComparisons() []Comparison {
 		}
 		legend := fmt.Sprintf("the %s events of the benchmark stream", thousands(b.Subject.Events))
 		if b.Subject.Events < ThroughputEvents {
-			legend = fmt.Sprintf("the first %s events of the benchmark stream (--full: all %s)", thousands(b.Subject.Events), thousands(ThroughputEvents))
+			legend = fmt.Sprintf("the benchmark stream at %s events (--full: at %s)", thousands(b.Subject.Events), thousands(ThroughputEvents))
 		}
 		cs = append(cs, Comparison{Stage: b.Stage, Depth: b.Depth, Title: "throughput", Legend: legend,
 			Subject: Metric{b.FullName(), "cpu-ns/event"}, Across: true})
@@ -475,7 +475,7 @@ func seenTTLComparisons() []Comparison {
 				Title:    fmt.Sprintf("%s, %s events, TTL ÷ none", label, thousands(n)),
 				Goal:     "per event about 1×, a little more on a short stream; with the TTL as many IDs remembered on the longer stream as on the shorter, so that ratio falls tenfold",
 				Group:    "forgetting seen IDs: the tight TTL (WindowSize + AllowedLateness) ÷ no TTL, as the stream grows",
-				Legend:   "prefixes of the benchmark stream (1 s windows, 5 s of disorder as the delay, 100 events a second); IDs remembered before Flush: without a TTL every one, with it those of the last TTL and delay of event time",
+				Legend:   "the benchmark stream at each length (1 s windows, 5 s of disorder as the delay, 100 events a second); IDs remembered before Flush: without a TTL every one, with it those of the last TTL and delay of event time",
 				Label:    fmt.Sprintf("%s, %s events", label, thousands(n)),
 				Subject:  Metric{b.FullName(), unit},
 				Baseline: Metric{b.FullName(), "nottl-" + unit},

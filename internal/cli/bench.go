@@ -19,8 +19,8 @@ in one go test run, and prints ratios, each against a baseline measured in the s
 run. At a stage without benchmarks of its own it runs the latest stage's before it;
 --all runs those of every stage you have reached. The stages' benchmarks:
 
-   01  your processor's throughput as a fraction of the reference's (the first
-       250 000 events of the benchmark stream, --full all 1M; 10k keys, bounded
+   01  your processor's throughput as a fraction of the reference's (the
+       benchmark stream at 250 000 events, --full at 1M; 10k keys, bounded
        disorder, 1 s windows), with allocations per event; and
        the scaling ratio: the cost per event with 10 000 windows open divided by
        the cost with 2. Flat, about 1×, is the goal; a processor that visits

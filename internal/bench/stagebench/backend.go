@@ -72,14 +72,14 @@ func newBackendProcessor(b testing.TB, api API, cfg Config, be Backend) BackendP
 
 // BackendThroughput measures the price of a backend that can spill: it
 // times, in turn within every iteration, a BackendProcessor on a fresh
-// heap backend and one on a fresh Pebble backend, each taking the first
-// n events of the benchmark stream (1 s windows, the
-// stream's disorder as the delay, so windows fire as it goes) and a Flush.
+// heap backend and one on a fresh Pebble backend, each taking the
+// benchmark stream at n events (streamOf; 1 s windows, the stream's
+// disorder as the delay, so windows fire as it goes) and a Flush.
 // Opening and closing the backends is outside the time. It reports the
 // median turn of each per event: cpu-ns/event on Pebble and
 // heap-cpu-ns/event on the heap backend.
 func BackendThroughput(b *testing.B, api API, n int) {
-	events := streamPrefix(n)
+	events := streamOf(n)
 	runtime.GC()
 	cfg := Config{WindowSize: kit.BenchmarkWindow, WatermarkDelay: kit.BenchmarkDisorder}
 	pass := func(kind string) func() time.Duration {

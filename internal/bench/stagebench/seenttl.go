@@ -19,8 +19,8 @@ type SeenTTLProcessor interface {
 // SeenTTL measures stage 10's lesson, what forgetting seen IDs costs per
 // event and what it saves: it times, in turn within every iteration, the
 // package's processor with the tight TTL (WindowSize + AllowedLateness)
-// and without a TTL, each taking the first shape.Events events of the
-// benchmark stream (1 s windows, its disorder as the delay) and a Flush,
+// and without a TTL, each taking the benchmark stream at shape.Events
+// events (streamOf; 1 s windows, its disorder as the delay) and a Flush,
 // and reads RememberedIDs before the Flush. It reports the median turn of
 // each per event, cpu-ns/event with the TTL and nottl-cpu-ns/event
 // without, and the IDs each remembered, remembered-IDs and
@@ -29,7 +29,7 @@ func SeenTTL(b *testing.B, api API, shape bench.Shape) {
 	if api.NewSeenTTL == nil {
 		b.Fatal("the seen-ID TTL benchmarks need stage 10's NewSeenTTLProcessor")
 	}
-	events := streamPrefix(shape.Events)
+	events := streamOf(shape.Events)
 	runtime.GC()
 	cfg := Config{WindowSize: kit.BenchmarkWindow, WatermarkDelay: kit.BenchmarkDisorder}
 	type sample struct {

@@ -82,7 +82,7 @@ func Measure(b *testing.B, bm bench.Benchmark, api API) {
 	}
 	switch bm.Kind {
 	case bench.Throughput:
-		Throughput(b, api, streamPrefix(bm.Subject.Events))
+		Throughput(b, api, streamOf(bm.Subject.Events))
 	case bench.Scaling:
 		Scaling(b, api, bm.Baseline, bm.Subject)
 	case bench.Baselines:
@@ -358,65 +358,37 @@ func BenchmarkStream() []kit.Event {
 	return benchmarkCache
 }
 
-// prefixCache holds copies of the prefixes of the benchmark stream, shorter
-// than it, that benchmarks take (prefixLengths), all made from one build of
-// the stream (the first to be let go of, or the first a prefix is asked
-// of) and kept for the whole test binary. Building the million
-// events takes about 2 s, and when each benchmark taking a prefix let go of
-// the stream, the next sample built it again: most of the time of stages
-// 10 to 12 in de bench. What stays is a few MB of events for the garbage
-// collector to mark, in both passes of every pair alike.
-var prefixCache = map[int][]kit.Event{}
+// shortStreams holds the benchmark streams shorter than kit.BenchmarkStream
+// that benchmarks take, kit.BenchmarkStreamOf(n) by n, each built once and
+// kept for the whole test binary: a benchmark function runs once per
+// -count, and its samples would otherwise build the stream again each
+// time. What stays (250 000 events at most in the quick run) is marked by
+// the garbage collector in both passes of every pair alike.
+var shortStreams = map[int][]kit.Event{}
 
-// prefixLengths are the lengths of the prefixes of the benchmark stream
-// that the table's benchmarks take.
-func prefixLengths() []int {
-	lengths := []int{bench.BroadcastEvents}
-	for _, bm := range bench.Benchmarks {
-		if bm.Kind == bench.Throughput || bm.Kind == bench.SeenTTL || bm.Kind == bench.BackendThroughput {
-			lengths = append(lengths, bm.Subject.Events)
-		}
+// streamOf returns kit.BenchmarkStreamOf(n): the benchmark stream at n
+// events, whose open state is the same at every length. A stream shorter
+// than kit.BenchmarkStream comes from shortStreams; the whole stream is
+// BenchmarkStream's, which Run lets go of after the benchmark. A shorter
+// stream is built at its length, not cut from the million: the million
+// takes about 0.9 s to build on a 2-core machine, and the quick run of
+// stages 10 to 12 takes at most 100 000 events (stage 12 5 000, which
+// take 5 ms). Building the million for them was most of the time before
+// their first result, on each side.
+func streamOf(n int) []kit.Event {
+	if n >= bench.ThroughputEvents {
+		return BenchmarkStream()
 	}
-	return lengths
-}
-
-// streamPrefix returns the first n events of the benchmark stream, and
-// lets go of the rest, which the garbage collector would otherwise mark in
-// every cycle of the passes that take them. A prefix shorter than the
-// stream comes from prefixCache; the whole stream is BenchmarkStream's,
-// which Run lets go of after the benchmark.
-func streamPrefix(n int) []kit.Event {
-	if events, ok := prefixCache[n]; ok {
+	if events, ok := shortStreams[n]; ok {
 		return events
 	}
-	full := BenchmarkStream()
-	if n >= len(full) {
-		return full
-	}
-	keepPrefixes(full, append(prefixLengths(), n))
-	benchmarkCache = nil
-	return prefixCache[n]
+	events := kit.BenchmarkStreamOf(n)
+	shortStreams[n] = events
+	return events
 }
 
-// releaseStream lets go of the benchmark stream, if a benchmark built it,
-// keeping in prefixCache the prefixes that later benchmarks take: building
-// the stream again for those would cost about 2 s per test binary.
-func releaseStream() {
-	if benchmarkCache != nil {
-		keepPrefixes(benchmarkCache, prefixLengths())
-		benchmarkCache = nil
-	}
-}
-
-// keepPrefixes copies into prefixCache the prefixes of full of the lengths
-// given, those shorter than it that it does not hold yet.
-func keepPrefixes(full []kit.Event, lengths []int) {
-	for _, m := range lengths {
-		if _, ok := prefixCache[m]; !ok && m < len(full) {
-			prefixCache[m] = slices.Clone(full[:m])
-		}
-	}
-}
+// releaseStream lets go of the benchmark stream, if a benchmark built it.
+func releaseStream() { benchmarkCache = nil }
 
 // scalingStream returns bench.ScalingEvents events over 1 000 keys,
 // ScalingEventsPerWindow per window on average, with disorder bounded by

@@ -2,7 +2,6 @@ package stagebench
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -103,39 +102,37 @@ func TestSlidingStreamKeepsItsPromises(t *testing.T) {
 	assert.Less(t, maxTS, int64(bench.SlidingEvents/bench.SlidingEventsPerSlide)*bench.SlidingSlide)
 }
 
-// TestPrefixesOutliveTheStream certifies that letting go of the benchmark
-// stream keeps the prefixes later benchmarks take, equal to the stream's
-// first events, so that taking one does not build the million events again.
-func TestPrefixesOutliveTheStream(t *testing.T) {
-	t.Cleanup(func() { benchmarkCache, prefixCache = nil, map[int][]kit.Event{} })
-	fake := make([]kit.Event, 300_000) // longer than every prefix of the quick run
-	for i := range fake {
-		fake[i] = kit.Event{ID: strconv.Itoa(i), Key: "k", TS: int64(i)}
-	}
-	benchmarkCache, prefixCache = fake, map[int][]kit.Event{}
-	releaseStream()
-	if benchmarkCache != nil {
-		t.Fatal("releaseStream kept the stream")
-	}
-	for _, n := range prefixLengths() {
-		if n >= len(fake) {
-			continue
+// TestShortStreamsAreBuiltOnceWithoutTheMillion certifies that a benchmark
+// taking the benchmark stream at fewer events than the million gets
+// kit.BenchmarkStreamOf at that length, built once per test binary (so
+// that the samples of every -count share it, and letting go of the
+// million keeps it), and that it does not build the million to get it.
+func TestShortStreamsAreBuiltOnceWithoutTheMillion(t *testing.T) {
+	t.Cleanup(func() { benchmarkCache, shortStreams = nil, map[int][]kit.Event{} })
+	benchmarkCache, shortStreams = nil, map[int][]kit.Event{}
+	for _, n := range []int{bench.ThroughputQuickEvents, bench.BackendQuickEvents, bench.BroadcastEvents} {
+		if n >= bench.ThroughputEvents {
+			t.Fatalf("%d events is not a short stream", n)
 		}
-		got := streamPrefix(n)
+		first := streamOf(n)
 		if benchmarkCache != nil {
-			t.Fatalf("streamPrefix(%d) built the stream again: the prefix should have been kept when it was let go of", n)
+			t.Fatalf("streamOf(%d) built the million events of the benchmark stream", n)
 		}
-		if !slices.Equal(got, fake[:n]) {
-			t.Errorf("streamPrefix(%d) is not the stream's first %d events", n, n)
+		if want := kit.BenchmarkStreamOf(n); !slices.Equal(first, want) {
+			t.Fatalf("streamOf(%d) is not kit.BenchmarkStreamOf(%d)", n, n)
+		}
+		releaseStream()
+		if again := streamOf(n); &again[0] != &first[0] {
+			t.Errorf("streamOf(%d) built the stream again: it should be kept for the test binary", n)
 		}
 	}
 }
 
 // TestFullThroughputTakesTheWholeStream certifies that --full's
 // throughput benchmark is over every event of the benchmark stream, and
-// the quick run's over a shorter prefix of it.
+// the quick run's over a shorter one.
 func TestFullThroughputTakesTheWholeStream(t *testing.T) {
-	t.Cleanup(func() { benchmarkCache, prefixCache = nil, map[int][]kit.Event{} })
+	t.Cleanup(func() { benchmarkCache, shortStreams = nil, map[int][]kit.Event{} })
 	n := len(kit.BenchmarkStream())
 	for _, bm := range bench.Benchmarks {
 		if bm.Kind != bench.Throughput {
@@ -145,7 +142,7 @@ func TestFullThroughputTakesTheWholeStream(t *testing.T) {
 			t.Errorf("--full's %s takes %d events; want all %d of the benchmark stream", bm.FullName(), bm.Subject.Events, n)
 		}
 		if bm.In(false) && !bm.In(true) && (bm.Subject.Events <= 0 || bm.Subject.Events >= n) {
-			t.Errorf("the quick run's %s takes %d events; want a prefix of the %d of the stream", bm.FullName(), bm.Subject.Events, n)
+			t.Errorf("the quick run's %s takes %d events; want fewer than the %d of the whole stream", bm.FullName(), bm.Subject.Events, n)
 		}
 	}
 }
