@@ -162,13 +162,13 @@ var sinkFold map[FoldKey]FoldTally
 
 // Baselines times, in turns within every round (Race), a new processor of
 // the package (1 s windows, the stream's disorder as its delay) and the
-// three baselines, each taking kit.BenchmarkStreamOf(n) whole: the fold,
-// the fold with a Go map of IDs (MapSet), and the naive learner's
-// processor. It reports processor-cpu-ns/event, fold-cpu-ns/event,
+// three baselines, each taking the benchmark stream at n events whole
+// (streamOf): the fold, the fold with a Go map of IDs (MapSet), and the
+// naive learner's processor. It reports processor-cpu-ns/event, fold-cpu-ns/event,
 // fold+dedup-cpu-ns/event and naive-cpu-ns/event, and the processor's
 // speed over each (Race).
 func Baselines(b *testing.B, api API, n int) {
-	events := kit.BenchmarkStreamOf(n)
+	events := streamOf(n)
 	size, delay := kit.BenchmarkWindow, kit.BenchmarkDisorder
 	cfg := Config{WindowSize: size, WatermarkDelay: delay}
 	Race(b, n,

@@ -128,6 +128,26 @@ func TestShortStreamsAreBuiltOnceWithoutTheMillion(t *testing.T) {
 	}
 }
 
+// TestLongerStreamsAreAsLongAsAsked certifies that a stream longer than
+// the million (stage 01's baselines at 4 000 000 in --full) is
+// kit.BenchmarkStreamOf at that length, not the million cut short, and
+// that it is not kept once the caller lets go of it.
+func TestLongerStreamsAreAsLongAsAsked(t *testing.T) {
+	t.Cleanup(func() { benchmarkCache, shortStreams = nil, map[int][]kit.Event{} })
+	benchmarkCache, shortStreams = nil, map[int][]kit.Event{}
+	n := bench.ThroughputEvents + 1_000
+	got := streamOf(n)
+	if len(got) != n {
+		t.Fatalf("streamOf(%d) has %d events; want %d: a benchmark that asks for more than the million must get them", n, len(got), n)
+	}
+	if want := kit.BenchmarkStreamOf(n); !slices.Equal(got, want) {
+		t.Fatalf("streamOf(%d) is not kit.BenchmarkStreamOf(%d)", n, n)
+	}
+	if benchmarkCache != nil || len(shortStreams) != 0 {
+		t.Errorf("streamOf(%d) kept a stream: one longer than the million would be marked by the collector in every benchmark after it", n)
+	}
+}
+
 // TestFullThroughputTakesTheWholeStream certifies that --full's
 // throughput benchmark is over every event of the benchmark stream, and
 // the quick run's over a shorter one.
