@@ -148,10 +148,10 @@ func TopLevel(stage int) string { return fmt.Sprintf("BenchmarkDe%02d", stage) }
 
 // The lengths of stage 01's throughput benchmark, of kit.BenchmarkStreamOf:
 // the whole benchmark stream in --full, a quarter of its length in the
-// quick run. The quarter holds the same windows open and fires as many per event
-// (the stream's density and disorder are the same throughout); what is
-// smaller is the seen-ID set, so a processor's cost per event, which grows
-// with that set, reads a little lower, on both sides. A pass over the
+// quick run. The quarter holds the same windows open and fires as many
+// per event (the stream's density and disorder are the same at every
+// length); what is smaller is the seen-ID set, so a processor's cost per
+// event, which grows with that set, reads a little lower, on both sides. A pass over the
 // whole stream took a first-try learner's processor 1–2 s on a 2-core
 // machine, three of them the largest part of a quick run's lab side.
 const (

@@ -77,9 +77,11 @@ func foldInto(m map[FoldKey]FoldTally, e kit.Event, size int64) {
 // 01: one map of running tallies keyed by (key, window start), one map of
 // the IDs seen, and, when the watermark passes the earliest open window's
 // end, a scan of the tallies for those due, sorted into the order of
-// results. It keeps the contract of stage 01 (no allowed lateness), and
-// TestNaiveMatchesReference checks that it returns the reference's results
-// call by call.
+// results. It keeps the contract of stage 01 (no allowed lateness) on
+// timestamps away from the int64 edges, as the benchmark stream's are
+// (its watermark, TS - delay, and a window's end are not saturated, as a
+// first try's are not), and TestNaiveMatchesReference checks that it
+// returns the reference's results call by call on that stream.
 type naive struct {
 	size, delay int64
 	watermark   int64

@@ -43,8 +43,9 @@ var sinkAlerts int
 // ParallelProcessor alone and its BroadcastProcessor with shape.Prefixes
 // rules, one prefix each (see rulePrefixes), over the benchmark stream at
 // bench.BroadcastEvents events (streamOf), the rules' watermark a window
-// behind the events' so that every result waits, and a Flush. It reports the median turn of each per event: cpu-ns/event for
-// the broadcast one, parallel-cpu-ns/event for the other.
+// behind the events' so that every result waits, and a Flush. It reports
+// the median turn of each per event: cpu-ns/event for the broadcast one,
+// parallel-cpu-ns/event for the other.
 func Broadcast(b *testing.B, api API, shape bench.Shape) {
 	if api.NewParallel == nil || api.NewBroadcast == nil {
 		b.Fatal("the broadcast benchmarks need stage 06's NewParallelProcessor and stage 11's NewBroadcastProcessor")
