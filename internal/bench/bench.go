@@ -50,7 +50,7 @@ type Options struct {
 	// Full selects the full run's benchmarks (de bench --full), whose
 	// states are larger, in place of the quick default's (Benchmark.In).
 	Full bool
-	// Progress, if not nil, gets a line when the run starts compiling and
+	// Progress, if not nil, gets a line when the run starts building and
 	// one as each benchmark finishes, with the time since the start, so
 	// that a run of a minute or more is not a silent one.
 	Progress io.Writer
@@ -154,7 +154,7 @@ func Run(ctx context.Context, o Options) (*Measurements, error) {
 	pkgs := []string{"./lab", "./solutions"}
 	start := time.Now()
 	if o.Progress != nil {
-		fmt.Fprintln(o.Progress, "  compiling the benchmarks of lab/ and of the reference…")
+		fmt.Fprintln(o.Progress, "  building the benchmarks of lab/ and of the reference (what changed since the last run)…")
 	}
 	if err := prebuild(ctx, o.Root, build, pkgs); err != nil {
 		return nil, err
