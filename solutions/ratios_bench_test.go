@@ -32,8 +32,10 @@ func sizesFor() []int {
 // 10's TTL (WindowSize, the tight one). Each is timed in every round
 // (stagebench.Race), so ref/fold, ref/fold+dedup, ref/naive and ref/ttl
 // are the reference's speed over each, with their range over the rounds;
-// <name>-cpu-ns/event the time per event of each. Run both builds, each
-// for 5 rounds:
+// <name>-cpu-ns/event the time per event of each. Compare the lengths with
+// BenchmarkLengths, not across these sub-benchmarks: each holds a stream of
+// its own length alone, minutes apart, and the collector paces itself to
+// that heap. Run both builds, each for 5 rounds:
 //
 //	for tags in solution 'solution fast'; do go test -tags "$tags" -run '^$' -bench '^Benchmark(Ratios|Heap|Lengths)$' -benchtime 5x ./solutions; done
 func BenchmarkRatios(b *testing.B) {
