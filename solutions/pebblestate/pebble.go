@@ -37,14 +37,20 @@ const MinPebbleBudget = 1 << 20
 
 // OpenPebbleBackend opens the Pebble database in dir, creating it if dir is
 // empty or missing, with at most budget bytes of memory for its state: two
-// memtables of budget/4 each (one being written, one being flushed) and a
-// block cache of budget/2. It returns an error for a budget below
-// MinPebbleBudget or a database that cannot be opened.
+// memtables of budget/4 each (one being written, one being flushed), and
+// what is left of budget for the block cache. It returns an error for a
+// budget below MinPebbleBudget or a database that cannot be opened.
 func OpenPebbleBackend(dir string, budget int64) (*PebbleBackend, error) {
 	if budget < MinPebbleBudget {
 		return nil, fmt.Errorf("backend: the memory budget must be at least %d bytes, got %d", MinPebbleBudget, budget)
 	}
-	cache := pebble.NewCache(budget / 2)
+	// The cache is the whole budget, not what is left of it: Pebble takes
+	// each memtable's memory out of the block cache (Cache.Reserve), as
+	// RocksDB's WriteBufferManager charges memtables to the cache under
+	// Flink's managed memory. A cache of budget/2 beside two memtables of
+	// budget/4 would hold no block at all, and every read that misses the
+	// memtables would read and decompress its block from disk again.
+	cache := pebble.NewCache(budget)
 	defer cache.Unref() // the database holds its own reference
 	opts := &pebble.Options{
 		Cache:                       cache,
