@@ -15,6 +15,7 @@ import (
 	"github.com/flk-byo/course/internal/gotest"
 	"github.com/flk-byo/course/internal/grade"
 	"github.com/flk-byo/course/internal/testreport"
+	"github.com/flk-byo/course/internal/verdict"
 )
 
 // drillCommand is de drill and its subcommands: the incident drills, each a
@@ -266,7 +267,8 @@ func (e *env) drillTest(c *ucli.Context, args []string, timeout, testTime time.D
 	}
 	live := newLiveLine(e.Stderr, e.style)
 	part := live.part("go test -tags %s on drill %s", tags, d.Slug)
-	opts := gotest.Options{Dir: e.root, Tags: tags, Timeout: timeout, TestTimeout: testTime, Packages: []string{d.Package()}, OnTest: part.test}
+	opts := gotest.Options{Dir: e.root, Tags: tags, Timeout: timeout, TestTimeout: testTime, Packages: []string{d.Package()}, OnTest: part.test,
+		Verdicts: verdict.Supported()}
 	run.Result, err = gotest.RunPastCrashes(c.Context, opts, e.cat.TestsByPackage(run.Stages), func(string, []string) {})
 	part.end()
 	live.done()

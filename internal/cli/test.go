@@ -19,6 +19,7 @@ import (
 	"github.com/flk-byo/course/internal/grade"
 	"github.com/flk-byo/course/internal/term"
 	"github.com/flk-byo/course/internal/testreport"
+	"github.com/flk-byo/course/internal/verdict"
 )
 
 func testCommand(io IO) *ucli.Command {
@@ -177,7 +178,10 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 		if b.rerun != nil {
 			passTags = b.rerun.Tags(tags)
 		}
-		opts := gotest.Options{Dir: e.root, Tags: passTags, Race: b.race, Timeout: o.timeout, TestTimeout: o.testTime, Background: i > 0}
+		// The learner's runs confirm each pass through the suite's own
+		// report, as de grade does: a stage counts as passed only then.
+		opts := gotest.Options{Dir: e.root, Tags: passTags, Race: b.race, Timeout: o.timeout, TestTimeout: o.testTime, Background: i > 0,
+			Verdicts: run.Learner() && verdict.Supported()}
 		if b.rerun != nil {
 			opts.TestTimeout = b.rerun.TestTimeout(o.testTime)
 		}

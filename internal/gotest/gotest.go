@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"gotest.tools/gotestsum/testjson"
+
+	"github.com/flk-byo/course/internal/verdict"
 )
 
 // NotImplemented is the prefix that internal/suite.Recover writes for a
@@ -50,8 +52,15 @@ type Options struct {
 	// say so. Where the test binary cannot be found (not Linux) only
 	// Timeout applies.
 	TestTimeout time.Duration
-	Count       int      // -count; 0 leaves go test's default (and its result cache) alone
-	Env         []string // extra environment, KEY=VALUE
+	Count       int // -count; 0 leaves go test's default (and its result cache) alone
+	// Verdicts runs go test with a verdict channel (internal/verdict): each
+	// suite's test binary reports there, apart from its output, which of
+	// its tests passed, and a test is Confirmed only when that report, the
+	// binary's exit and its output agree. It implies -count=1: a cached
+	// result is a replay of output, with no report. Where the channel
+	// cannot be made (Windows), Run fails with verdict.ErrUnsupported.
+	Verdicts bool
+	Env      []string // extra environment, KEY=VALUE
 	// Background runs go test, and everything it starts, at a lower CPU
 	// priority (nice 10, on Unix): beside another run it takes mostly the
 	// cores that one leaves idle (not all of the cost: two vCPUs that are
@@ -95,6 +104,18 @@ type Test struct {
 	// stack frames of the learner's code (lab/) from the dump the binary
 	// printed: where the code was when it died or hung.
 	Trace []string
+	// Confirmed is set, in a run with Options.Verdicts, for a test that
+	// passed by its output and by the report its suite sent on the verdict
+	// channel, in a run of its binary that ended as that report said, with
+	// one start and one result in its output and nothing after the
+	// binary's last line. Only a confirmed pass is credited.
+	Confirmed bool
+	// Unconfirmed says, for a test whose output says it passed but that is
+	// not Confirmed, why not.
+	Unconfirmed string
+	// cut is set for an unconfirmed pass whose binary ended before its
+	// report: RunPastCrashes runs it again, for a run that ends.
+	cut bool
 }
 
 // Package is the result of one test package (one stage).
@@ -104,6 +125,8 @@ type Package struct {
 	BuildError string // compile errors; when set, no test ran
 	TimedOut   string // go test's timeout message, when the binary timed out
 	Crash      string // package output when it failed for a reason no test shows
+
+	passed bool // go test's verdict on the package: its binary exited 0
 }
 
 // Passed counts the package's passed tests.
@@ -222,6 +245,16 @@ func Command(ctx context.Context, o Options, args []string) (*exec.Cmd, error) {
 // Run runs go test and collects the results. It returns an error only when
 // go could not be run at all; failing and non-compiling stages are results.
 func Run(ctx context.Context, o Options) (*Result, error) {
+	var ch *verdict.Channel
+	if o.Verdicts {
+		if o.Count == 0 {
+			o.Count = 1
+		}
+		var err error
+		if ch, err = verdict.New(); err != nil {
+			return nil, err
+		}
+	}
 	cmd, err := Command(ctx, o, o.Args())
 	if err != nil {
 		return nil, err
@@ -232,8 +265,19 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("go test: %w", err)
+	if ch != nil {
+		cmd.ExtraFiles = []*os.File{ch.File()}
+		cmd.Env = append(cmd.Env, ch.Env())
+	}
+	startErr := cmd.Start()
+	if ch != nil {
+		ch.Listen() // the command holds its end now (or never will)
+	}
+	if startErr != nil {
+		if ch != nil {
+			ch.Close()
+		}
+		return nil, fmt.Errorf("go test: %w", startErr)
 	}
 	if o.Background {
 		// Best effort: at worst the run competes as an equal.
@@ -248,6 +292,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res, scanErr := parseWith(stdout, o.Packages, h)
 	waitErr := cmd.Wait()
+	var records []verdict.Record
+	var badRecords []error
+	if ch != nil {
+		records, badRecords = ch.Close()
+	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%w: the test run was stopped before it finished, and every process it started with it", ErrInterrupted)
 	}
@@ -262,6 +311,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
 		return nil, fmt.Errorf("go test: %w", waitErr)
+	}
+	if ch != nil {
+		confirm(res, h, records, badRecords)
 	}
 	return res, nil
 }
@@ -325,8 +377,73 @@ func RunPastCrashes(ctx context.Context, o Options, expected func(pattern string
 			pkg.Tests = append(pkg.Tests, m.Tests...)
 			pkg.TimedOut = cmp.Or(pkg.TimedOut, m.TimedOut)
 		}
+		if o.Verdicts && pkg != nil {
+			if err := confirmPastCrashes(ctx, o, pattern, pkg, len(want)); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return res, nil
+}
+
+// confirmPastCrashes runs again, with Options.Verdicts, the passed tests of
+// pkg that a crash, an exit or a hang left unconfirmed (their binary ended
+// before its report, Test.cut), without the tests that crashed or hung,
+// until a run that ends confirms them or no run makes progress, at most
+// tries times: a run that does not end credits nothing, but the tests
+// that passed before a crash should not lose their credit to it. Each
+// rerun's own results are not added; a test's feedback stays its first
+// run's.
+func confirmPastCrashes(ctx context.Context, o Options, pattern string, pkg *Package, tries int) error {
+	var excluded []string
+	for _, t := range pkg.Tests {
+		if t.Crashed || t.Stopped || t.Hung {
+			excluded = append(excluded, t.Name)
+		}
+	}
+	for range tries {
+		var pending []string
+		for _, t := range pkg.Tests {
+			if t.cut && !t.Confirmed && !slices.Contains(excluded, t.Name) {
+				pending = append(pending, t.Name)
+			}
+		}
+		if len(pending) == 0 {
+			return nil
+		}
+		again := o
+		again.Packages = []string{pattern}
+		again.Run = "^(" + strings.Join(pending, "|") + ")$"
+		again.Skip = ""
+		if len(excluded) > 0 {
+			again.Skip = "^(" + strings.Join(excluded, "|") + ")$"
+		}
+		more, err := Run(ctx, again)
+		if err != nil {
+			return err
+		}
+		m := more.Package(pattern)
+		if m == nil {
+			return nil
+		}
+		progress := false
+		for _, rt := range m.Tests {
+			i := slices.IndexFunc(pkg.Tests, func(t Test) bool { return t.Name == rt.Name })
+			switch {
+			case i < 0:
+			case rt.Crashed || rt.Stopped || rt.Hung:
+				excluded = append(excluded, rt.Name)
+				progress = true
+			case rt.Confirmed && pkg.Tests[i].Status == Pass:
+				pkg.Tests[i].Confirmed, pkg.Tests[i].Unconfirmed, pkg.Tests[i].cut = true, "", false
+				progress = true
+			}
+		}
+		if !progress {
+			return nil
+		}
+	}
+	return nil
 }
 
 // actionStart is the event go test -json sends as a package's test binary
@@ -371,6 +488,14 @@ type handler struct {
 	// run (by package, then test), and the test stopped in each package.
 	running map[string]map[string]time.Time
 	stopped map[string]stoppedTest
+
+	// For Options.Verdicts: how often each top-level test started and
+	// ended in each package's output, how many final lines ("PASS",
+	// "FAIL") each package's binary printed, and the first line it printed
+	// after its final one.
+	starts, ends map[string]map[string]int
+	finals       map[string]int
+	afterFinal   map[string]string
 }
 
 // stoppedTest is a test stopped by the per-test limit.
@@ -381,7 +506,9 @@ type stoppedTest struct {
 
 func newHandler(onTest func(pkg string, t Test)) *handler {
 	return &handler{build: map[string]*strings.Builder{}, onTest: onTest,
-		running: map[string]map[string]time.Time{}, stopped: map[string]stoppedTest{}}
+		running: map[string]map[string]time.Time{}, stopped: map[string]stoppedTest{},
+		starts: map[string]map[string]int{}, ends: map[string]map[string]int{},
+		finals: map[string]int{}, afterFinal: map[string]string{}}
 }
 
 // watch stops, every time a top-level test has run longer than limit, the
@@ -416,6 +543,7 @@ func (h *handler) watch(pgid int, limit time.Duration, stop <-chan struct{}) {
 func (h *handler) Event(e testjson.TestEvent, _ *testjson.Execution) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.count(e)
 	if e.Test != "" && !strings.Contains(e.Test, "/") {
 		if h.running[e.Package] == nil {
 			h.running[e.Package] = map[string]time.Time{}
@@ -442,6 +570,37 @@ func (h *handler) Event(e testjson.TestEvent, _ *testjson.Execution) error {
 		h.onStart(e.Package)
 	}
 	return nil
+}
+
+// count keeps what confirm checks of the output: each top-level test's
+// starts and ends, and what a package's binary printed at and after its
+// final line. Go's own summary line ("ok  \tpkg\t0.1s", "FAIL\tpkg\t…")
+// comes after the final line and is not the binary's.
+func (h *handler) count(e testjson.TestEvent) {
+	switch {
+	case e.Test != "" && !strings.Contains(e.Test, "/"):
+		var m map[string]map[string]int
+		switch {
+		case e.Action == testjson.ActionRun:
+			m = h.starts
+		case e.Action.IsTerminal():
+			m = h.ends
+		default:
+			return
+		}
+		if m[e.Package] == nil {
+			m[e.Package] = map[string]int{}
+		}
+		m[e.Package][e.Test]++
+	case e.Test == "" && e.Action == testjson.ActionOutput:
+		switch out := e.Output; {
+		case out == "PASS\n" || out == "FAIL\n":
+			h.finals[e.Package]++
+		case h.finals[e.Package] > 0 && h.afterFinal[e.Package] == "" &&
+			!strings.HasPrefix(out, "ok  \t") && !strings.HasPrefix(out, "FAIL\t"):
+			h.afterFinal[e.Package] = strings.TrimSpace(out)
+		}
+	}
 }
 
 func (h *handler) Err(text string) error {
@@ -513,6 +672,7 @@ func collect(ex *testjson.Execution, patterns []string, h *handler) *Result {
 			}
 			p.Tests = append(p.Tests, t)
 		}
+		p.passed = pkg.Result() == testjson.ActionPass
 		if pkg.Result() == testjson.ActionFail && p.BuildError == "" && p.TimedOut == "" &&
 			!slices.ContainsFunc(p.Tests, func(t Test) bool { return t.Status == Fail }) {
 			p.Crash = strings.TrimSpace(pkgOut.String())

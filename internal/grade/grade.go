@@ -148,6 +148,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	opts := gotest.Options{
 		Dir: o.Root, Tags: "lab", Race: o.Race, Timeout: o.Timeout, TestTimeout: o.TestTimeout, OnTest: o.OnTest,
+		// A test is credited only when its suite's own report confirms it
+		// (internal/verdict): the lab's code runs inside the test binary,
+		// and what the binary prints is the lab's to forge.
+		Verdicts: true,
 		// A go.work or vendor/ folder in the student's tree could swap the
 		// code the suites link; grade the module as go.mod describes it.
 		Env: []string{"GOWORK=off", "GOFLAGS=" + strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=readonly")},
@@ -409,7 +413,7 @@ func gradeRerun(it rerunItem, changes []FileChange, res *gotest.Result) (Status,
 	case pkg.BuildError != "":
 		return Error, "does not compile:\n" + strings.Join(limit(strings.Split(pkg.BuildError, "\n"), 20), "\n")
 	}
-	var missing, failed []string
+	var missing, failed, unconfirmed []string
 	for _, d := range it.docs {
 		j := slices.IndexFunc(pkg.Tests, func(t gotest.Test) bool { return t.Name == d.Name })
 		switch {
@@ -417,11 +421,15 @@ func gradeRerun(it rerunItem, changes []FileChange, res *gotest.Result) (Status,
 			missing = append(missing, d.Name)
 		case pkg.Tests[j].Status != gotest.Pass:
 			failed = append(failed, d.Name)
+		case !pkg.Tests[j].Confirmed:
+			unconfirmed = append(unconfirmed, d.Name+": "+pkg.Tests[j].Unconfirmed)
 		}
 	}
 	switch {
 	case len(missing) > 0:
 		return Error, "did not run: " + strings.Join(limit(missing, 10), ", ")
+	case len(unconfirmed) > 0:
+		return Error, "not credited: " + strings.Join(limit(unconfirmed, 5), "; ")
 	case len(failed) > 0:
 		return Fail, fmt.Sprintf("%d of %d tests failed: %s", len(failed), len(it.docs), strings.Join(limit(failed, 10), ", "))
 	}
@@ -496,6 +504,8 @@ func gradeStage(st catalog.Stage, docs []catalog.TestDoc, items []rerunItem, cha
 			case pkg.Crash != "":
 				tr.Message += ": the test binary failed outside any test:\n" + strings.Join(limit(strings.Split(pkg.Crash, "\n"), 20), "\n")
 			}
+		case t.Status == gotest.Pass && !t.Confirmed:
+			tr.Status, tr.Message = Error, "not credited: its output says it passed, but "+t.Unconfirmed
 		case t.Status == gotest.Pass:
 			tr.Status, tr.Points = Pass, shares[i]
 			sr.TestsPassed++

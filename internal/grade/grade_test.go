@@ -242,7 +242,7 @@ func TestBuild(t *testing.T) {
 	allPass := func(st catalog.Stage, docs []catalog.TestDoc) *gotest.Package {
 		p := &gotest.Package{ImportPath: "github.com/flk-byo/course/" + st.Dir()}
 		for _, d := range docs {
-			p.Tests = append(p.Tests, gotest.Test{Name: d.Name, Status: gotest.Pass})
+			p.Tests = append(p.Tests, gotest.Test{Name: d.Name, Status: gotest.Pass, Confirmed: true})
 		}
 		return p
 	}
@@ -266,6 +266,11 @@ func TestBuild(t *testing.T) {
 			p.Tests = p.Tests[1:]
 			return []*gotest.Package{allPass(st1, docs1), p}
 		}, nil, nil, Error, 200 - Shares(100, len(docs2))[0], []Status{Pass, Error}},
+		{"a pass its suite's report did not confirm earns nothing", func() []*gotest.Package {
+			p := allPass(st1, docs1)
+			p.Tests[0].Confirmed, p.Tests[0].Unconfirmed = false, "its output holds 2 starts and 2 results for it, not one of each"
+			return []*gotest.Package{p, allPass(st2, docs2)}
+		}, nil, nil, Error, 200 - Shares(100, len(docs1))[0], []Status{Error, Pass}},
 		{"skip earns nothing", func() []*gotest.Package {
 			p := allPass(st1, docs1)
 			p.Tests[0].Status = gotest.Skip
@@ -421,7 +426,7 @@ func TestBuildCreditsReruns(t *testing.T) {
 	pass := func(importPath string, docs []catalog.TestDoc) *gotest.Package {
 		p := &gotest.Package{ImportPath: importPath}
 		for _, d := range docs {
-			p.Tests = append(p.Tests, gotest.Test{Name: d.Name, Status: gotest.Pass})
+			p.Tests = append(p.Tests, gotest.Test{Name: d.Name, Status: gotest.Pass, Confirmed: true})
 		}
 		return p
 	}

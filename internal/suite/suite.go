@@ -43,7 +43,11 @@ const NotImplemented = "not implemented yet: "
 // reported as NotImplemented followed by the message; any other panic is
 // reported with the panic value and the stack frames outside the Go runtime
 // and the testing package, which is where the learner's bug is.
+//
+// Recover also marks a top-level test as one whose verdict Main reports to
+// de: a test that does not defer it is never credited by de grade.
 func Recover(t testing.TB) {
+	track(t)
 	r := recover()
 	if r == nil {
 		return

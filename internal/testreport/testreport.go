@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"strings"
 
@@ -87,6 +88,34 @@ func (r *Run) Merged() *gotest.Result {
 		}
 		cp.BuildError = cmp.Or(cp.BuildError, r.RacePass.BuildError)
 		out.Packages[i] = &cp
+	}
+	return out
+}
+
+// Unconfirmed lists the tests of the run (every pass of it) whose output
+// says they passed but whose suite's own report did not confirm it
+// (gotest.Test.Unconfirmed), each as "TestX (stage-id): why": what de grade
+// would not credit.
+func (r *Run) Unconfirmed() []string {
+	var out []string
+	add := func(p *gotest.Package) {
+		if p == nil {
+			return
+		}
+		for _, t := range p.Tests {
+			if t.Status == gotest.Pass && !t.Confirmed && t.Unconfirmed != "" {
+				out = append(out, fmt.Sprintf("%s (%s): %s", t.Name, path.Base(p.ImportPath), t.Unconfirmed))
+			}
+		}
+	}
+	for _, p := range r.Result.Packages {
+		add(p)
+	}
+	add(r.RacePass)
+	for _, rr := range r.Reruns {
+		for _, p := range rr.Result.Packages {
+			add(p)
+		}
 	}
 	return out
 }
@@ -319,6 +348,17 @@ func (p *Printer) Summary(run *Run, target catalog.Stage) bool {
 		p.printf("A lab may import only the standard library and kit, and must not print, exit, read the\n" +
 			"environment or run code at init time: the tests could not trust what they see (docs/GRADING.md\n" +
 			"lists the rules). Until then no stage counts as passed.\n")
+	}
+
+	if unconfirmed := run.Unconfirmed(); len(unconfirmed) > 0 {
+		allOK = false
+		p.printf("\n%s\n", s.Red(s.Bold("de grade would credit none of these tests, though their output says they passed:")))
+		for _, u := range limitLines(unconfirmed, 10) {
+			p.printf("  %s %s\n", s.Red("✗"), u)
+		}
+		p.printf("A test counts when its suite's own report says it passed, not when the test binary's output\n" +
+			"does: code that prints go test's lines can make the output say anything (docs/GRADING.md).\n" +
+			"Until then no stage counts as passed.\n")
 	}
 
 	who := "your lab/"

@@ -3,10 +3,10 @@
 package lateness
 
 import (
-	"os"
 	"testing"
 
 	"github.com/flk-byo/course/internal/onbackend"
+	"github.com/flk-byo/course/internal/suite"
 	impl "github.com/flk-byo/course/solutions"
 	"github.com/flk-byo/course/solutions/pebblestate"
 )
@@ -26,7 +26,10 @@ var AssignWindow = impl.AssignWindow
 // and removes them all after the tests.
 var pebbles onbackend.Pebbles
 
-func TestMain(m *testing.M) { os.Exit(pebbles.Run(m)) }
+// TestMain runs the suite through suite.Main (which tells de each test's
+// verdict apart from what the test binary prints), then removes the
+// backends.
+func TestMain(m *testing.M) { suite.Main(func() int { return pebbles.Run(m) }) }
 
 // NewProcessor is NewBackendProcessor for cfg on a new Pebble backend.
 var NewProcessor = onbackend.Pebble(&pebbles, impl.NewBackendProcessor, pebblestate.OpenPebbleBackend, pebblestate.MinPebbleBudget)
