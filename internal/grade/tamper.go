@@ -220,7 +220,7 @@ func buildTags(p string, reruns []string) []string {
 }
 
 // gradedBuild reports whether a Go file's build constraint lets it into a
-// build de grade runs (-tags lab, with or without -race, on this machine,
+// build de grade runs (-tags lab, with or without -race and cgo, on this machine,
 // and -tags lab,<tag> for each of tags: see buildTags). A file they all
 // leave out cannot change a grade: the reference's bind files (-tags
 // solution), for one. A file without a constraint, or one that does not
@@ -233,9 +233,16 @@ func gradedBuild(src []byte, tags []string) bool {
 			if err != nil {
 				return true
 			}
+			// Every build de grade may run: each extra tag, with and without
+			// -race (the reruns and --race=false build without it) and cgo
+			// (a machine without a C compiler builds without it).
 			for _, extra := range append([]string{""}, tags...) {
-				if expr.Eval(func(tag string) bool { return gradeTag(tag, extra) }) {
-					return true
+				for _, race := range []bool{true, false} {
+					for _, cgo := range []bool{true, false} {
+						if expr.Eval(func(tag string) bool { return gradeTag(tag, extra, race, cgo) }) {
+							return true
+						}
+					}
 				}
 			}
 			return false
@@ -248,10 +255,14 @@ func gradedBuild(src []byte, tags []string) bool {
 }
 
 // gradeTag reports whether tag is set in de grade's build with the extra
-// tag extra ("" for none).
-func gradeTag(tag, extra string) bool {
+// tag extra ("" for none), with or without -race and cgo.
+func gradeTag(tag, extra string, race, cgo bool) bool {
 	switch tag {
-	case "lab", "race", "gc", "cgo", runtime.GOOS, runtime.GOARCH:
+	case "race":
+		return race
+	case "cgo":
+		return cgo
+	case "lab", "gc", runtime.GOOS, runtime.GOARCH:
 		return true
 	case "unix":
 		return runtime.GOOS != "windows" && runtime.GOOS != "plan9" && runtime.GOOS != "js" && runtime.GOOS != "wasip1"

@@ -4,32 +4,35 @@
 // `de test` says so first, so that a learner finds out before an
 // instructor does.
 //
-// A test binary prints its own results (go test -json reads them from its
-// standard output), and the learner's code runs inside it: code that runs
-// at init time, writes to standard output or ends the process can print
-// "--- PASS" lines for tests that never ran. Nothing inside the process
-// can stop that once the code runs, so the check is static and runs before
-// any test: it parses the files the go tool compiles into package lab and
-// reports every use of a construct in Rules, with its position.
+// The learner's code runs inside the test binary. de credits a test only
+// when the suite's own report confirms it (internal/verdict), so what the
+// code prints is never a verdict; but code that reaches the process itself
+// (its raw file descriptors, its memory, its exit, the tests' own values)
+// could still make that report lie. This check is static and runs before
+// any test: it parses every Go file in lab/ (whatever its build
+// constraint: a lab needs none, and a file built only under the grader's
+// tags is still read) and reports every use of a construct in the rules,
+// with its position.
 //
-// Goals: catch every construct a forger needs, in any spelling the
-// language allows (renamed and dot imports, package-level initializers);
-// let every correct solution a card allows pass (file I/O for stages 05
-// and 08, goroutines, sync, encoding, hashing). Non-goals: catching code
-// that computes the path of a file to write ("/dev/" + "stdout"), or that
-// behaves differently outside tests; docs/GRADING.md says what is out of
-// reach.
+// Goals: catch every construct that reaches the process, in any spelling
+// the language allows (renamed and dot imports, package-level initializers
+// that call the lab's code from another file); let every correct solution
+// a card allows pass (file I/O for stages 05 and 08, goroutines, sync,
+// encoding, hashing). Non-goals: catching code that computes the path of a
+// file to open ("/proc/" + "self/mem"), or that behaves differently
+// outside tests; docs/GRADING.md says what is out of reach.
 package labpolicy
 
 import (
 	"errors"
 	"fmt"
 	"go/ast"
-	"go/build"
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -90,7 +93,7 @@ type Options struct {
 // findings. The error is for a lab that cannot be read or parsed; a lab
 // that does not compile is go test's to report.
 func Check(o Options) ([]Finding, error) {
-	out, err := checkDir(o, "lab", "a lab may import only the standard library and kit", []string{"lab"})
+	out, err := checkDir(o, "lab", "a lab may import only the standard library and kit")
 	if err != nil {
 		return nil, err
 	}
@@ -104,20 +107,11 @@ func Check(o Options) ([]Finding, error) {
 		}
 		drill := o
 		drill.AllowedImports = slices.Concat(o.AllowedImports, o.DrillImports[job.Name()])
-		// A job is built under -tags lab (on the learner's engine) and
-		// -tags lab,drillref (on the reference's: de grade's build), so a
-		// file either build compiles is checked.
-		for _, tags := range [][]string{{"lab"}, {"lab", "drillref"}} {
-			found, err := checkDir(drill, "lab/drills/"+job.Name(), "a drill's job may import only the standard library, kit and its engine binding", tags)
-			if err != nil {
-				return nil, err
-			}
-			for _, f := range found {
-				if !slices.Contains(out, f) {
-					out = append(out, f)
-				}
-			}
+		found, err := checkDir(drill, "lab/drills/"+job.Name(), "a drill's job may import only the standard library, kit and its engine binding")
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, found...)
 	}
 	slices.SortFunc(out, func(a, b Finding) int {
 		if c := strings.Compare(a.Pos.Filename, b.Pos.Filename); c != 0 {
@@ -131,49 +125,99 @@ func Check(o Options) ([]Finding, error) {
 	return out, nil
 }
 
-// checkDir checks the package in folder folder (slash-separated, from Root)
-// as the go tool builds it with the build tags tags; only says what it may
-// import, for the findings of an import.
-func checkDir(o Options, folder, only string, tags []string) ([]Finding, error) {
+// checkDir checks the package in folder folder (slash-separated, from
+// Root): every file the go tool could build into it, under any build
+// constraint (the grader builds with tags, -race and a GOOS of its own, and
+// a lab needs no constraint of its own, so a file with one is reviewed
+// too). only says what the package may import, for an import's finding.
+func checkDir(o Options, folder, only string) ([]Finding, error) {
 	dir := filepath.Join(o.Root, filepath.FromSlash(folder))
-	ctx := build.Default
-	ctx.BuildTags = tags
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	pkg, err := ctx.ImportDir(dir, 0)
-	var noGo *build.NoGoError
-	switch {
-	case errors.As(err, &noGo):
-		return nil, nil
-	case err != nil && pkg == nil:
+	if err != nil {
 		return nil, fmt.Errorf("lab policy: %w", err)
 	}
 	rel := func(name string) string { return folder + "/" + name }
 
 	var out []Finding
-	// Files the go tool builds into the package that are not Go: assembly,
-	// C (cgo), and prebuilt objects can do anything, unseen by a Go parser.
-	for _, list := range [][]string{pkg.SFiles, pkg.CFiles, pkg.CgoFiles, pkg.CXXFiles, pkg.HFiles, pkg.MFiles, pkg.FFiles, pkg.SysoFiles, pkg.SwigFiles, pkg.SwigCXXFiles} {
-		for _, name := range list {
-			if strings.HasSuffix(name, ".go") {
-				continue // cgo's Go files are parsed below, where import "C" is reported
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") {
+			continue // the go tool ignores them
+		}
+		switch ext := filepath.Ext(name); {
+		case ext == ".go" && strings.HasSuffix(name, "_test.go"):
+			// A lab's own tests: never compiled into a suite.
+		case ext == ".go":
+			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments|parser.SkipObjectResolution)
+			if err != nil {
+				return nil, fmt.Errorf("lab policy: %w", err)
 			}
+			files = append(files, f)
+		case slices.Contains(nonGoExts, ext):
+			// Assembly, C and prebuilt objects can do anything, unseen by a
+			// Go parser.
 			out = append(out, Finding{Kind: Review, Pos: token.Position{Filename: rel(name), Line: 1, Column: 1},
 				What: "file " + name, Why: "not Go: assembly, C or an object file runs code a reader of the Go cannot see"})
 		}
 	}
-	fset := token.NewFileSet()
-	for _, name := range slices.Concat(pkg.GoFiles, pkg.CgoFiles) {
-		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return nil, fmt.Errorf("lab policy: %w", err)
-		}
-		c := &checker{opts: o, fset: fset, file: rel(name), only: only}
+	pkg := declsOf(fset, files)
+	for _, f := range files {
+		c := &checker{opts: o, fset: fset, file: rel(filepath.Base(fset.Position(f.Package).Filename)), only: only, pkg: pkg}
 		c.checkFile(f)
 		out = append(out, c.found...)
 	}
 	return out, nil
+}
+
+// nonGoExts are the extensions of the files other than Go that the go tool
+// compiles or links into a package.
+var nonGoExts = []string{".s", ".S", ".sx", ".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".m", ".f", ".F", ".for", ".f90", ".syso", ".swig", ".swigcxx"}
+
+// decls are the names a package declares at package level, across all its
+// files, by kind: what an initializer in one file may call in another.
+type decls struct {
+	funcs, vars, types, typedConsts, methods map[string]string // name → the file that declares it
+}
+
+// declsOf collects the package-level declarations of files, parsed into
+// fset.
+func declsOf(fset *token.FileSet, files []*ast.File) decls {
+	d := decls{funcs: map[string]string{}, vars: map[string]string{}, types: map[string]string{}, typedConsts: map[string]string{}, methods: map[string]string{}}
+	for _, f := range files {
+		name := filepath.Base(fset.Position(f.Package).Filename)
+		for _, decl := range f.Decls {
+			switch decl := decl.(type) {
+			case *ast.FuncDecl:
+				if decl.Recv == nil {
+					d.funcs[decl.Name.Name] = name
+				} else {
+					d.methods[decl.Name.Name] = name
+				}
+			case *ast.GenDecl:
+				for _, spec := range decl.Specs {
+					switch spec := spec.(type) {
+					case *ast.TypeSpec:
+						d.types[spec.Name.Name] = name
+					case *ast.ValueSpec:
+						for _, n := range spec.Names {
+							switch {
+							case decl.Tok == token.VAR:
+								d.vars[n.Name] = name
+							case spec.Type != nil:
+								d.typedConsts[n.Name] = name
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return d
 }
 
 // checker collects the findings of one file.
@@ -186,9 +230,9 @@ type checker struct {
 	// names maps the name a package is known by in this file to its
 	// import path: "os" → "os", and for import o "os", "o" → "os".
 	names map[string]string
-	// topLevel holds the package-level functions declared in this file;
-	// a call to one from a package-level initializer runs at init time.
-	topLevel map[string]bool
+	// pkg is what the whole package declares: an initializer in this file
+	// may call a function declared in another.
+	pkg decls
 }
 
 func (c *checker) add(kind Kind, pos token.Pos, what, why string) {
@@ -199,9 +243,11 @@ func (c *checker) add(kind Kind, pos token.Pos, what, why string) {
 
 func (c *checker) checkFile(f *ast.File) {
 	c.names = map[string]string{}
-	c.topLevel = map[string]bool{}
 	for _, cg := range f.Comments {
 		for _, cm := range cg.List {
+			if cm.Pos() < f.Package && (constraint.IsGoBuild(cm.Text) || constraint.IsPlusBuild(cm.Text)) {
+				c.add(Review, cm.Pos(), "a build constraint", "puts the file in some builds and not others (the grader's tags, -race, an OS): a lab needs none")
+			}
 			if d := directive(cm.Text); d != "" {
 				if why, bad := Directives[d]; bad {
 					c.add(Review, cm.Pos(), "//go:"+d, why)
@@ -211,11 +257,6 @@ func (c *checker) checkFile(f *ast.File) {
 	}
 	for _, imp := range f.Imports {
 		c.checkImport(imp)
-	}
-	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
-			c.topLevel[fd.Name.Name] = true
-		}
 	}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
@@ -308,9 +349,15 @@ func isBannedTree(path string) bool {
 }
 
 // checkInitializers reports package-level variables whose initial value
-// calls a function of the lab or a function literal: such a call runs at
-// init time, like an init function. Calls into the standard library (a
-// crc32 table, a compiled regexp) are fine.
+// can run the lab's own code at init time, as an init function does: a
+// call of a function or method the package declares (in any of its
+// files), of a function literal or a function-typed variable, or of
+// anything but a standard package's function, a builtin or a conversion;
+// and a call of a standard package's function that is handed the lab's
+// functions, methods, function literals or values of its types (fmt.Sprint
+// calls a String method, sort.Slice a less function). Calls into the
+// standard library with constants (a crc32 table, a compiled regexp,
+// errors.New) are fine.
 func (c *checker) checkInitializers(d *ast.GenDecl) {
 	for _, spec := range d.Specs {
 		vs, ok := spec.(*ast.ValueSpec)
@@ -323,26 +370,95 @@ func (c *checker) checkInitializers(d *ast.GenDecl) {
 				if !ok {
 					return true
 				}
-				switch fn := call.Fun.(type) {
-				case *ast.FuncLit:
-					c.add(Review, call.Pos(), "a function literal called in a package-level initializer", "runs at init time, before any test, like func init")
-				case *ast.Ident:
-					if c.topLevel[fn.Name] {
-						c.add(Review, call.Pos(), fn.Name+"() in a package-level initializer", "runs at init time, before any test, like func init")
-					}
-				case *ast.SelectorExpr:
-					if x, ok := fn.X.(*ast.Ident); ok {
-						if _, isPkg := c.names[x.Name]; isPkg {
-							break
-						}
-					}
-					c.add(Review, call.Pos(), "a method called in a package-level initializer", "runs at init time, before any test, like func init")
+				if what := c.initCall(call); what != "" {
+					c.add(Review, call.Pos(), what+" in a package-level initializer", "runs at init time, before any test, like func init")
 				}
 				return true
 			})
 		}
 	}
 }
+
+// initCall returns what of call, in a package-level initializer, can run
+// the lab's code, or "" when nothing can.
+func (c *checker) initCall(call *ast.CallExpr) string {
+	switch fn := ast.Unparen(call.Fun).(type) {
+	case *ast.FuncLit:
+		return "a function literal called"
+	case *ast.Ident:
+		switch {
+		case c.pkg.funcs[fn.Name] != "":
+			return fn.Name + "()" + c.where(c.pkg.funcs[fn.Name])
+		case c.pkg.vars[fn.Name] != "":
+			return "the function in variable " + fn.Name + " called"
+		case c.pkg.types[fn.Name] != "", slices.Contains(builtins, fn.Name), slices.Contains(predeclaredTypes, fn.Name):
+			return "" // a conversion or a builtin: its arguments are calls of their own
+		}
+		return fn.Name + "() called"
+	case *ast.SelectorExpr:
+		if x, ok := fn.X.(*ast.Ident); ok {
+			if _, isPkg := c.names[x.Name]; isPkg {
+				for _, arg := range call.Args {
+					if what := c.labValue(arg); what != "" {
+						return x.Name + "." + fn.Sel.Name + " handed " + what + ","
+					}
+				}
+				return ""
+			}
+		}
+		return "a method called"
+	case *ast.ArrayType, *ast.MapType, *ast.ChanType, *ast.FuncType, *ast.InterfaceType, *ast.StructType, *ast.StarExpr:
+		return "" // a conversion
+	}
+	return "a call"
+}
+
+// labValue returns what in expr, an argument of a standard package's
+// function called at init time, that function could call back into: a
+// function or method the lab declares, a function literal, or a value of
+// the lab's (which may have methods: String, Error, Less); "" for none.
+func (c *checker) labValue(expr ast.Expr) string {
+	var what string
+	ast.Inspect(expr, func(n ast.Node) bool {
+		if what != "" {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			what = "a function literal"
+		case *ast.SelectorExpr:
+			if x, ok := n.X.(*ast.Ident); ok {
+				if _, isPkg := c.names[x.Name]; isPkg {
+					return false // a name of another package
+				}
+			}
+		case *ast.Ident:
+			for _, m := range []map[string]string{c.pkg.funcs, c.pkg.vars, c.pkg.types, c.pkg.typedConsts} {
+				if file := m[n.Name]; file != "" {
+					what = n.Name + c.where(file)
+				}
+			}
+		}
+		return true
+	})
+	return what
+}
+
+// where says, for a name declared in file, the file when it is not this
+// one: " (in lab/forger.go)".
+func (c *checker) where(file string) string {
+	if path.Base(c.file) == file {
+		return ""
+	}
+	return " (in " + path.Join(path.Dir(c.file), file) + ")"
+}
+
+// predeclaredTypes are the predeclared types: a call of one is a conversion.
+var predeclaredTypes = []string{"any", "bool", "byte", "comparable", "complex64", "complex128", "error", "float32", "float64",
+	"int", "int8", "int16", "int32", "int64", "rune", "string", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr"}
+
+// builtins are the predeclared functions, none of which calls a lab's code.
+var builtins = []string{"append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min", "new", "panic", "print", "println", "real", "recover"}
 
 // inspect reports selectors of watched packages, the print builtins and
 // string literals naming the process's own output.
@@ -364,7 +480,7 @@ func (c *checker) inspect(n ast.Node) bool {
 			c.add(Review, n.Pos(), path+"."+n.Sel.Name, rules.otherwise+" (a lab may use only "+strings.ReplaceAll(rules.allowed(), "`", "")+")")
 		}
 	case *ast.CallExpr:
-		if id, ok := n.Fun.(*ast.Ident); ok && (id.Name == "print" || id.Name == "println") && !c.topLevel[id.Name] {
+		if id, ok := n.Fun.(*ast.Ident); ok && (id.Name == "print" || id.Name == "println") && c.pkg.funcs[id.Name] == "" {
 			c.add(Review, n.Pos(), id.Name+" (builtin)", "writes to the test binary's standard error")
 		}
 	case *ast.BasicLit:
@@ -372,7 +488,7 @@ func (c *checker) inspect(n ast.Node) bool {
 			if s, err := strconv.Unquote(n.Value); err == nil {
 				for _, p := range OutputPaths {
 					if strings.Contains(s, p) {
-						c.add(Review, n.Pos(), fmt.Sprintf("the path %q", p), "names the test binary's own output: writing there forges its results")
+						c.add(Review, n.Pos(), fmt.Sprintf("the path %q", p), "names the test binary's own output, file descriptors or memory")
 						break
 					}
 				}

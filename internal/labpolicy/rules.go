@@ -98,9 +98,11 @@ var Directives = map[string]string{
 	"embed":              "embeds files of the course, the tests' included",
 }
 
-// OutputPaths are paths that name the process's own output streams: a lab
-// that may write files (stages 05 and 08) could open them to forge results.
-var OutputPaths = []string{"/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/self/fd", "/dev/tty"}
+// OutputPaths are paths that name the process's own output streams, file
+// descriptors or memory: a lab that may open files (stages 05 and 08)
+// could open them to write where go test reads, or to rewrite the tests'
+// memory (/proc/self/mem).
+var OutputPaths = []string{"/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/fd", "/proc/self", "/proc/thread-self", "/dev/tty"}
 
 // Markdown renders the rules as the tables of docs/GRADING.md's "What a lab
 // may use" section, which a test keeps equal to them.
@@ -125,7 +127,8 @@ func Markdown() string {
 		}
 	}
 	b.WriteString("| `print`, `println` (builtins) | writes to the test binary's standard error |\n")
-	b.WriteString("| `func init()`, and package-level variables initialized by calling the lab's functions, function literals or methods | runs at init time, before any test, where nothing checks what it prints or does |\n")
+	b.WriteString("| `func init()`, and package-level variables whose initializer calls the lab's functions, methods or function literals (declared in any file), or hands them or the lab's values to a standard function | runs at init time, before any test, where nothing checks what it prints or does |\n")
+	b.WriteString("| a build constraint (`//go:build`) on a lab file | puts the file in some builds and not others: every file is read whatever its constraint, and a lab needs none |\n")
 	for _, d := range slices.Sorted(maps.Keys(Directives)) {
 		fmt.Fprintf(&b, "| `//go:%s` | %s |\n", d, Directives[d])
 	}
@@ -134,6 +137,6 @@ func Markdown() string {
 	for i, p := range OutputPaths {
 		quoted[i] = "`" + p + "`"
 	}
-	fmt.Fprintf(&b, "| a string holding %s | names the test binary's own output: writing there forges its results |\n", strings.Join(quoted, ", "))
+	fmt.Fprintf(&b, "| a string holding %s | names the test binary's own output, file descriptors or memory |\n", strings.Join(quoted, ", "))
 	return b.String()
 }
