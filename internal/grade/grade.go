@@ -546,7 +546,17 @@ func gradeStage(st catalog.Stage, docs []catalog.TestDoc, items []rerunItem, cha
 		sr.Status = Error
 		sr.Message = stageErr
 		if sr.Message == "" {
-			sr.Message = "some tests did not run"
+			n, first := 0, ""
+			for _, t := range tests {
+				if t.Status == Error {
+					n++
+					if first == "" {
+						first, _, _ = strings.Cut(t.Message, "\n")
+						first = t.Name + ": " + first
+					}
+				}
+			}
+			sr.Message = fmt.Sprintf("%d of %d tests did not run or were not credited (%s)", n, len(tests), first)
 		}
 	case stageReview != "":
 		sr.Status, sr.Message = Review, stageReview
