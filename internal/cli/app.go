@@ -19,7 +19,9 @@ import (
 	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/coursedir"
+	"github.com/flk-byo/course/internal/grade"
 	"github.com/flk-byo/course/internal/progress"
+	"github.com/flk-byo/course/internal/sandbox"
 	"github.com/flk-byo/course/internal/term"
 )
 
@@ -30,6 +32,15 @@ type IO struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	Dir            string
+	// Solutions are the course's own solutions de grade measures a lab
+	// against; nil means all of them (the root package's Reference and
+	// Independent). A test gives fewer, to grade a lab as one the course
+	// has never seen.
+	Solutions []grade.Solution
+
+	// program is how de was run (Main's args[0]), for a command that runs
+	// de again: de grade --as-user's launcher.
+	program string
 }
 
 // The exit codes of de, so that a CI step or an instructor's script can
@@ -59,6 +70,16 @@ func Exec(args []string, io IO) int {
 // process exit code: 0, ExitFailed or ExitCannotRun. Every error is printed
 // as one line "de: …".
 func Main(ctx context.Context, args []string, io IO) int {
+	if len(args) > 1 && args[1] == sandbox.ExecCommand {
+		// The launcher of de grade --as-user, run by go test in place of a
+		// test binary: not a command of de's, and it never returns on
+		// success.
+		fmt.Fprintln(io.Stderr, "de: "+sandbox.Exec(args[2:]).Error())
+		return ExitCannotRun
+	}
+	if len(args) > 0 {
+		io.program = args[0]
+	}
 	app := newApp(io)
 	err := checkCommandName(app, args)
 	if err == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -29,7 +30,9 @@ the ones this de was built with, and gives no credit for a stage whose files dif
 grade with a de built from the course's tagged version, not the student's tree
 (docs/GRADING.md). Checks lab/ too: a lab that imports code the student did not
 write gets no credit, and one that uses a construct that can forge or escape a test
-is marked for review, with no points. Appends a markdown summary to
+is marked for review, with no points. A lab close to the course's own solutions
+is flagged: by default its points wait for a person (--similar credit keeps them,
+and marks the report instead). Appends a markdown summary to
 $GITHUB_STEP_SUMMARY when set.
 
 --format classroom writes GitHub Classroom's result object (what its grading
@@ -54,6 +57,8 @@ Examples:
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` (the text report still goes to stdout)"},
 			&ucli.StringFlag{Name: "min-score", Value: "100%", Usage: "exit 1 below this score: points (350) or a percentage of the graded stages' points (80%)"},
 			&ucli.StringFlag{Name: "course", Usage: "grade the course tree in `DIR` instead of the current folder's"},
+			&ucli.StringFlag{Name: "as-user", Usage: "run the tests as the user `NAME`, who can change none of de's files, inputs or outputs (Linux, as root: the Classroom workflow's way)"},
+			&ucli.StringFlag{Name: "similar", Value: string(grade.Withhold), Usage: "what a lab close to the course's own solutions costs: `withhold` its points until a person has looked, or credit them and mark the report (never a plain pass)"},
 			raceFlag("build every graded stage's suite with the race detector"),
 		}...),
 		Action: func(c *ucli.Context) error {
@@ -147,6 +152,10 @@ func (e *env) grade(c *ucli.Context, format string) error {
 	if _, err := grade.MinPoints(c.String("min-score"), 0); err != nil {
 		return err
 	}
+	policy := grade.Policy(c.String("similar"))
+	if policy != grade.Withhold && policy != grade.Credit {
+		return fmt.Errorf("--similar %q: use withhold (the default: no points until a person has looked) or credit", c.String("similar"))
+	}
 	live := newLiveLine(e.Stderr, term.For(e.Stderr, e.Getenv))
 	part := live.part("the suites of %d stages, to grade them", len(sts))
 	race, err := e.raceIfSupported(c.Bool("race"))
@@ -154,8 +163,9 @@ func (e *env) grade(c *ucli.Context, format string) error {
 		return err
 	}
 	r, err := grade.Run(c.Context, grade.Options{
-		Root: e.root, Catalog: e.cat, Stages: sts, Pristine: course.Files, Reference: course.Reference,
+		Root: e.root, Catalog: e.cat, Stages: sts, Pristine: course.Files, Reference: course.Reference, Solutions: e.solutions(),
 		Race: race, Timeout: c.Duration("timeout"), TestTimeout: c.Duration("test-timeout"), OnTest: part.test,
+		Similar: policy, AsUser: c.String("as-user"), Launcher: e.launcher(),
 	})
 	live.done()
 	if err != nil {
@@ -212,6 +222,29 @@ func (e *env) grade(c *ucli.Context, format string) error {
 		return quietFailure
 	}
 	return nil
+}
+
+// launcher is the path of the de binary that runs: what de grade
+// --as-user has go test run in place of each test binary.
+func (e *env) launcher() string {
+	if filepath.Base(e.program) == e.program {
+		if p, err := exec.LookPath(e.program); err == nil {
+			return p
+		}
+	}
+	if p, err := filepath.Abs(e.program); err == nil {
+		return p
+	}
+	return e.program
+}
+
+// solutions are the course's own solutions de grade measures a lab
+// against: IO's, or all of them.
+func (e *env) solutions() []grade.Solution {
+	if e.Solutions != nil {
+		return e.Solutions
+	}
+	return grade.Solutions(course.Reference, course.Independent)
 }
 
 // gradedStages picks the stages to grade, in course order: --stage, else

@@ -83,7 +83,7 @@ func cmdGradeJSON(ts *testscript.TestScript, neg bool, args []string) {
 		fmt.Fprintf(&b, "finding %s %s:%d %s\n", f.Kind, f.File, f.Line, f.What)
 	}
 	for _, x := range r.Similarity {
-		fmt.Fprintf(&b, "similar %s %s %.2f flagged=%v\n", x.File, x.Reference, x.Share, x.Flagged)
+		fmt.Fprintf(&b, "similar %s %s %s %.2f flagged=%v\n", x.File, x.Solution, x.Reference, x.Share, x.Flagged)
 	}
 	for _, t := range r.Tests {
 		fmt.Fprintf(&b, "test %s %s %s %d/%d\n", t.Name, t.Stage, t.Status, t.Points, t.MaxPoints)

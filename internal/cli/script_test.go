@@ -1,12 +1,20 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
+	"os/user"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,17 +24,25 @@ import (
 	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/coursedir"
+	"github.com/flk-byo/course/internal/grade"
 	"github.com/flk-byo/course/internal/refview"
 )
 
 // TestMain lets the test binary act as the real de binary inside scripts:
-// testscript runs "de" as a child process of this binary.
+// testscript runs "de" as a child process of this binary. "de-unseen" is
+// de as it grades a lab the course has never seen: its corpus lacks
+// solutions/independent, so that the lab written apart from the reference
+// (the script command "independent") stands for any honest learner's.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"de": func() {
+	run := func(sols []grade.Solution) func() {
+		return func() {
 			dir, _ := os.Getwd()
-			os.Exit(Exec(os.Args, IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: dir}))
-		},
+			os.Exit(Exec(os.Args, IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dir: dir, Solutions: sols}))
+		}
+	}
+	testscript.Main(m, map[string]func(){
+		"de":        run(nil),
+		"de-unseen": run(grade.Solutions(course.Reference, nil)[:1]),
 	})
 }
 
@@ -84,8 +100,22 @@ func runScripts(t *testing.T, dir string) {
 			env.Cd = dst
 			return nil
 		},
+		// [root]: de runs as root, as de grade --as-user needs; [user:NAME]:
+		// the system has that user.
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			if name, ok := strings.CutPrefix(cond, "user:"); ok {
+				_, err := user.Lookup(name)
+				return err == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"solve":     cmdSolve,
+			"solve":       cmdSolve,
+			"independent": cmdIndependent,
+			"mergelab":    cmdMergeLab,
 			"replace":   cmdReplace,
 			"gradejson": cmdGradeJSON, "junitxml": cmdJUnitXML, "classroomout": cmdClassroomOutput,
 			"await": cmdAwait, "awaitproc": cmdAwaitProc, "noproc": cmdNoProc,
@@ -135,6 +165,76 @@ func cmdSolve(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Check(os.WriteFile(filepath.Join(lab, path.Base(name)), []byte(src), 0o644))
 		}
 	}
+}
+
+// cmdIndependent replaces lab/ with the lab written apart from the
+// reference, from the cards alone, for every stage
+// (solutions/independent/*.go.txt): "independent" is a learner who has
+// finished the course without ever reading the reference.
+func cmdIndependent(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) > 0 {
+		ts.Fatalf("usage: independent")
+	}
+	lab := ts.MkAbs("lab")
+	old, _ := filepath.Glob(filepath.Join(lab, "*.go"))
+	for _, f := range old {
+		ts.Check(os.Remove(f))
+	}
+	files, err := filepath.Glob(ts.MkAbs(filepath.Join("solutions", "independent", "*.go.txt")))
+	ts.Check(err)
+	if len(files) == 0 {
+		ts.Fatalf("independent: no solutions/independent/*.go.txt in the course")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		ts.Check(err)
+		ts.Check(os.WriteFile(filepath.Join(lab, strings.TrimSuffix(filepath.Base(f), ".txt")), data, 0o644))
+	}
+}
+
+// cmdMergeLab merges every Go file of lab/ into one, lab/merged.go, its
+// declarations in reverse order and its comments gone, as a copier hiding
+// a copy of the reference would: "mergelab".
+func cmdMergeLab(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) > 0 {
+		ts.Fatalf("usage: mergelab")
+	}
+	files, err := filepath.Glob(ts.MkAbs(filepath.Join("lab", "*.go")))
+	ts.Check(err)
+	fset := token.NewFileSet()
+	var decls []ast.Decl
+	var imports []ast.Spec
+	seen := map[string]bool{}
+	for _, f := range files {
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		ts.Check(err)
+		for _, d := range file.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT {
+				for _, spec := range g.Specs {
+					if key := importKey(spec.(*ast.ImportSpec)); !seen[key] {
+						seen[key] = true
+						imports = append(imports, spec)
+					}
+				}
+				continue
+			}
+			decls = append(decls, d)
+		}
+		ts.Check(os.Remove(f))
+	}
+	slices.Reverse(decls)
+	merged := &ast.File{Name: ast.NewIdent("lab"), Decls: append([]ast.Decl{&ast.GenDecl{Tok: token.IMPORT, Lparen: 1, Specs: imports}}, decls...)}
+	var buf bytes.Buffer
+	ts.Check(format.Node(&buf, fset, merged))
+	ts.Check(os.WriteFile(ts.MkAbs(filepath.Join("lab", "merged.go")), buf.Bytes(), 0o644))
+}
+
+// importKey names an import as it binds: its name and path.
+func importKey(s *ast.ImportSpec) string {
+	if s.Name != nil {
+		return s.Name.Name + " " + s.Path.Value
+	}
+	return s.Path.Value
 }
 
 // packageClause is a Go file's package clause.

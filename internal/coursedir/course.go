@@ -122,7 +122,27 @@ func CopyForSuites(root, dst string) error {
 	return nil
 }
 
-// copyTree copies a file or a folder recursively.
+// CopyForGrading copies what grading a learner's tree reads and builds
+// (what CopyForSuites copies, and lab/) from root into dst, every folder
+// 0755 and every file 0644 whatever they were, so that another user can
+// read the copy and none can write it. It copies regular files only: a
+// symbolic link in the learner's tree could name a file the learner may
+// not read.
+func CopyForGrading(root, dst string) error {
+	if err := CopyForSuites(root, dst); err != nil {
+		return err
+	}
+	if !HasLab(root) {
+		return nil
+	}
+	if err := copyTree(filepath.Join(root, LabDir), filepath.Join(dst, LabDir)); err != nil {
+		return fmt.Errorf("copy course: %w", err)
+	}
+	return nil
+}
+
+// copyTree copies a file or a folder recursively: its folders and regular
+// files, not its symbolic links or devices.
 func copyTree(src, dst string) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -134,7 +154,13 @@ func copyTree(src, dst string) error {
 		}
 		target := filepath.Join(dst, rel)
 		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+			return os.Chmod(target, 0o755) // whatever the umask
+		}
+		if !d.Type().IsRegular() {
+			return nil
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -143,6 +169,9 @@ func copyTree(src, dst string) error {
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return err
 		}
-		return os.WriteFile(target, data, 0o644)
+		if err := os.WriteFile(target, data, 0o644); err != nil {
+			return err
+		}
+		return os.Chmod(target, 0o644)
 	})
 }

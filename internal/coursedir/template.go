@@ -55,6 +55,9 @@ import "embed"
 // part of this copy of the course. Grade with a de built from the full
 // course, whose Reference holds it.
 var Reference embed.FS
+
+// Independent is empty in a student template, as Reference is.
+var Independent embed.FS
 `,
 }
 

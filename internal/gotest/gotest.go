@@ -43,6 +43,7 @@ type Options struct {
 	Run      string        // -run pattern; empty runs every test
 	Skip     string        // -skip pattern; empty skips nothing
 	Overlay  string        // -overlay file: files to replace or add for the build (a mutant, de bench's benchmarks)
+	Exec     string        // -exec program: runs each test binary (internal/sandbox's launcher); empty runs them directly
 	Race     bool          // build with the race detector
 	Timeout  time.Duration // per test binary, i.e. per stage; 0 means go test's default
 	// TestTimeout, when set, is how long one top-level test may run (since
@@ -216,6 +217,9 @@ func (o Options) Args() []string {
 	}
 	if o.Overlay != "" {
 		args = append(args, "-overlay", o.Overlay)
+	}
+	if o.Exec != "" {
+		args = append(args, "-exec", o.Exec)
 	}
 	return append(args, o.Packages...)
 }

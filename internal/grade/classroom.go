@@ -64,6 +64,19 @@ func Classroom(r *Report) ClassroomResult {
 			Duration: int(t.Duration * 1000),
 		})
 	}
+	// A close copy is never a plain pass, whatever it scored: one more
+	// entry, worth nothing, names it, and the result's status says a
+	// person is to look (the reporter then marks the run failed).
+	for _, x := range r.Similarity {
+		if x.Flagged {
+			res.Status = "error"
+			res.Tests = append(res.Tests, ClassroomTest{
+				Name: "close to the course's own solutions: " + x.File, Status: "error",
+				Message:  fmt.Sprintf("%.0f%% of its statements are in %s (most in %s): %s", x.Share*100, x.Solution, x.Reference, policyNote(r.SimilarPolicy)),
+				Filename: x.File,
+			})
+		}
+	}
 	return res
 }
 

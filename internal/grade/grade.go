@@ -21,11 +21,15 @@ import (
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/gotest"
 	"github.com/flk-byo/course/internal/labpolicy"
+	"github.com/flk-byo/course/internal/sandbox"
 )
 
 // SchemaVersion is the version of the JSON report's schema. Version 2 added
-// the status "review" and the report's lab_findings.
-const SchemaVersion = 2
+// the status "review" and the report's lab_findings; version 3 measures
+// similarity against each of the course's solutions as a whole (a
+// similarity's solution and fingerprints, and an entry for the lab as a
+// whole), withholds points for it by default, and adds similar_policy.
+const SchemaVersion = 3
 
 // Status is the outcome of a test, a stage or a whole grading run.
 type Status string
@@ -58,10 +62,13 @@ type Report struct {
 	Tampered  []FileChange `json:"tampered"`
 	// LabFindings are the lab's uses of what a lab must not use.
 	LabFindings []LabFinding `json:"lab_findings"`
-	// Similarity says, for each lab file, how close it is to the reference.
-	Similarity []Similarity  `json:"similarity"`
-	Stages     []StageResult `json:"stages"`
-	Tests      []TestResult  `json:"tests"`
+	// Similarity says, for each lab file and for the lab as a whole, how
+	// close it is to the closest of the course's own solutions.
+	Similarity []Similarity `json:"similarity"`
+	// SimilarPolicy is what a flagged similarity costs: Withhold or Credit.
+	SimilarPolicy Policy        `json:"similar_policy"`
+	Stages        []StageResult `json:"stages"`
+	Tests         []TestResult  `json:"tests"`
 }
 
 // LabFinding is one use, in lab/, of something a lab must not use: an
@@ -123,17 +130,35 @@ type Options struct {
 	Catalog     *catalog.Catalog // the pristine catalogue: stages, points, the tests each suite must report
 	Stages      []catalog.Stage  // the stages to grade
 	Pristine    fs.FS            // the pristine files (the root package's Files)
-	Reference   fs.FS            // the reference's files (the root package's Reference)
+	Reference   fs.FS            // the reference's files (the root package's Reference): the drills' engine
+	Solutions   []Solution       // the course's own solutions a lab is measured against (Solutions)
 	Race        bool             // build with the race detector
 	Timeout     time.Duration    // per stage
 	TestTimeout time.Duration    // per test (Linux): a test running longer is stopped and reported hung
 	OnTest      func(pkg string, t gotest.Test)
+	// Similar is what a lab flagged as close to the course's own solutions
+	// costs: Withhold (the default, "") or Credit.
+	Similar Policy
+	// AsUser, when set, runs the tests as that user, in a copy of the tree
+	// root owns (internal/sandbox), so that the code under test can change
+	// nothing of the grader's; Launcher is the de binary that launches
+	// them. It needs Linux and root.
+	AsUser, Launcher string
 }
 
 // Run grades the tree. It returns an error only when grading itself could
 // not happen (go missing, an unreadable tree); a student's failing,
 // non-compiling or tampered-with stage is part of the report.
 func Run(ctx context.Context, o Options) (*Report, error) {
+	var exec string
+	if o.AsUser != "" {
+		sb, err := sandbox.New(o.Root, o.AsUser, o.Launcher)
+		if err != nil {
+			return nil, err
+		}
+		defer sb.Close()
+		o.Root, exec = sb.Tree(), sb.Exec()
+	}
 	changes, err := Verify(o.Root, o.Pristine)
 	if err != nil {
 		return nil, err
@@ -142,7 +167,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	similar, err := Similarities(o.Root, o.Catalog, o.Reference)
+	similar, err := Similarities(o.Root, o.Catalog, o.Solutions)
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +177,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		// (internal/verdict): the lab's code runs inside the test binary,
 		// and what the binary prints is the lab's to forge.
 		Verdicts: true,
+		Exec:     exec,
 		// A go.work or vendor/ folder in the student's tree could swap the
 		// code the suites link; grade the module as go.mod describes it.
 		Env: []string{"GOWORK=off", "GOFLAGS=" + strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=readonly")},
@@ -220,7 +246,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			changes = append(changes, c)
 		}
 	}
-	return Build(o.Catalog, o.Stages, Checks{Changes: changes, Findings: findings, Similar: similar}, res)
+	return Build(o.Catalog, o.Stages, Checks{Changes: changes, Findings: findings, Similar: similar, Policy: o.Similar}, res)
 }
 
 // runDrills runs the drills' checks on the student's jobs, on the reference
@@ -257,7 +283,8 @@ func runDrills(ctx context.Context, o Options, opts gotest.Options, drills []cat
 type Checks struct {
 	Changes  []FileChange // files that differ from the pristine course (tamper evidence)
 	Findings []LabFinding // what the lab must not use
-	Similar  []Similarity // how close each lab file is to the reference
+	Similar  []Similarity // how close each lab file, and the lab, is to the course's solutions
+	Policy   Policy       // what a flagged similarity costs; "" is Withhold
 }
 
 // CheckLab checks the lab at root against internal/labpolicy's rules, with
@@ -309,9 +336,14 @@ func modulePath(pristine fs.FS) (string, error) {
 
 // Build scores the stages from a go test result and the checks of the tree.
 func Build(cat *catalog.Catalog, stages []catalog.Stage, checks Checks, res *gotest.Result) (*Report, error) {
+	if checks.Policy == "" {
+		checks.Policy = Withhold
+	}
 	r := &Report{Version: SchemaVersion, Course: catalog.Course, Tampered: orEmpty(checks.Changes),
-		LabFindings: orEmpty(checks.Findings), Similarity: orEmpty(checks.Similar), Stages: []StageResult{}, Tests: []TestResult{}}
+		LabFindings: orEmpty(checks.Findings), Similarity: orEmpty(checks.Similar), SimilarPolicy: checks.Policy,
+		Stages: []StageResult{}, Tests: []TestResult{}}
 	changes, findings := checks.Changes, checks.Findings
+	close := closeCopies(checks.Similar)
 	for _, st := range stages {
 		docs, err := cat.Tests(st)
 		if err != nil {
@@ -321,7 +353,12 @@ func Build(cat *catalog.Catalog, stages []catalog.Stage, checks Checks, res *got
 		if err != nil {
 			return nil, err
 		}
-		sr, tests := gradeStage(st, docs, items, changes, findings, res)
+		var withheld string
+		if close != "" && checks.Policy == Withhold && st.Track != catalog.Drill {
+			withheld = "needs review: the lab is close to the course's own solutions, and its points wait for a person " +
+				"(de grade --similar credit keeps them): " + close
+		}
+		sr, tests := gradeStage(st, docs, items, changes, findings, withheld, res)
 		r.Stages = append(r.Stages, sr)
 		r.Tests = append(r.Tests, tests...)
 		r.Points += sr.Points
@@ -331,7 +368,29 @@ func Build(cat *catalog.Catalog, stages []catalog.Stage, checks Checks, res *got
 		r.Score = float64(r.Points*1000/r.MaxPoints) / 10
 	}
 	r.Status, r.Message = summarize(r)
+	if close != "" && checks.Policy == Credit && (r.Status == Pass || r.Status == Fail) {
+		// Credited, but never a plain pass: a person is to look.
+		r.Message = strings.TrimPrefix(r.Message+"; close to the course's own solutions, credited for a person to judge: "+close, "; ")
+		r.Status = Review
+	}
 	return r, nil
+}
+
+// closeCopies describes the flagged similarities, "" when none is: "lab/x.go
+// (97% in solutions, closest solutions/x.go), the lab as a whole (95% …)".
+func closeCopies(sims []Similarity) string {
+	var parts []string
+	for _, x := range sims {
+		if !x.Flagged {
+			continue
+		}
+		what := x.File
+		if what == LabWhole {
+			what = "the lab as a whole"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%.0f%% of its statements in %s, most in %s)", what, x.Share*100, x.Solution, x.Reference))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // orEmpty returns xs, or an empty slice for nil: the report's arrays are
@@ -436,7 +495,10 @@ func gradeRerun(it rerunItem, changes []FileChange, res *gotest.Result) (Status,
 	return Pass, ""
 }
 
-func gradeStage(st catalog.Stage, docs []catalog.TestDoc, items []rerunItem, changes []FileChange, findings []LabFinding, res *gotest.Result) (StageResult, []TestResult) {
+// gradeStage scores one stage. withheld, when set, puts every test of the
+// stage to review, with no points, for that reason (a close copy, under
+// Withhold), as the lab's review findings do.
+func gradeStage(st catalog.Stage, docs []catalog.TestDoc, items []rerunItem, changes []FileChange, findings []LabFinding, withheld string, res *gotest.Result) (StageResult, []TestResult) {
 	sr := StageResult{TaskID: TaskID(st), Stage: st.ID(), Ref: st.Ref(), Title: st.Title, MaxPoints: st.Points, TestsTotal: len(docs) + len(items)}
 	var tampered []string
 	for _, c := range changes {
@@ -462,6 +524,8 @@ func gradeStage(st catalog.Stage, docs []catalog.TestDoc, items []rerunItem, cha
 	case len(review) > 0:
 		stageReview = "needs review: the lab uses constructs that can forge or escape a test, so its results are not trusted:\n" +
 			strings.Join(limit(review, 10), "\n")
+	case withheld != "":
+		stageReview = withheld
 	case len(docs) == 0:
 		stageErr = "the course has no tests for this stage"
 	case pkg == nil:

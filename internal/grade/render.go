@@ -37,6 +37,7 @@ func JUnit(r *Report) junit.Testsuites {
 		for _, x := range r.Similarity {
 			if x.Flagged {
 				ts.AddProperty("close_to_reference", fmt.Sprintf("%s ~ %s %.0f%%", x.File, x.Reference, x.Share*100))
+				ts.AddProperty("similar_policy", string(r.SimilarPolicy))
 			}
 		}
 		total := 0.0
@@ -95,7 +96,8 @@ func WriteText(w io.Writer, r *Report, minPoints int, s term.Style) {
 		}
 	}
 	if slices.ContainsFunc(r.Similarity, func(x Similarity) bool { return x.Flagged }) {
-		fmt.Fprintf(w, "%s\n", s.Yellow(s.Bold(fmt.Sprintf("Close to the reference (%.0f%% or more of a file found in it; for a person to judge, no points taken):", CopyThreshold*100))))
+		fmt.Fprintf(w, "%s\n", s.Yellow(s.Bold(fmt.Sprintf("Close to the course's own solutions (%.0f%% or more of a file's statements, or of the lab's, found in one), %s:",
+			CopyThreshold*100, policyNote(r.SimilarPolicy)))))
 		for _, x := range r.Similarity {
 			line := fmt.Sprintf("  %3.0f%%  %s ~ %s", x.Share*100, x.File, x.Reference)
 			if x.Flagged {
@@ -143,6 +145,14 @@ func WriteText(w io.Writer, r *Report, minPoints int, s term.Style) {
 	}
 }
 
+// policyNote says what a flagged similarity costs under policy.
+func policyNote(p Policy) string {
+	if p == Credit {
+		return "credited, for a person to judge (--similar credit)"
+	}
+	return "no points until a person has looked (--similar credit keeps them)"
+}
+
 func indentAfterFirst(text, prefix string) string {
 	return strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n"+prefix)
 }
@@ -168,10 +178,11 @@ func Markdown(r *Report, minPoints int) string {
 		}
 	}
 	if slices.ContainsFunc(r.Similarity, func(x Similarity) bool { return x.Flagged }) {
-		fmt.Fprintf(&b, "\n### Close to the reference\n\n%.0f%% or more of the file is found in the reference: for a person to judge, no points taken.\n\n", CopyThreshold*100)
+		fmt.Fprintf(&b, "\n### Close to the course's own solutions\n\n%.0f%% or more of a file's statements, or of the lab's, found in one: %s.\n\n",
+			CopyThreshold*100, policyNote(r.SimilarPolicy))
 		for _, x := range r.Similarity {
 			if x.Flagged {
-				fmt.Fprintf(&b, "- `%s`: %.0f%% of it in `%s`\n", x.File, x.Share*100, x.Reference)
+				fmt.Fprintf(&b, "- `%s`: %.0f%% of its statements in `%s`, most in `%s`\n", x.File, x.Share*100, x.Solution, x.Reference)
 			}
 		}
 	}

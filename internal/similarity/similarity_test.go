@@ -2,6 +2,7 @@ package similarity
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,13 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func mustFingerprints(t *testing.T, path string) Set {
-	t.Helper()
-	src, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return fingerprintsOf(t, string(src))
-}
-
 func fingerprintsOf(t *testing.T, src string) Set {
 	t.Helper()
 	fp, err := Fingerprints([]byte(src))
@@ -24,18 +18,43 @@ func fingerprintsOf(t *testing.T, src string) Set {
 	return fp
 }
 
-// TestShareSeesThroughRenamingAndReformatting calibrates the measure on
-// stage 01: the reference against itself renamed, recommented and
-// reformatted (a copy: close to 1), against the skeleton (the base every
-// solution shares), and against a solution written independently from the
-// card (far below a copy).
-func TestShareSeesThroughRenamingAndReformatting(t *testing.T) {
-	refPath := "../../solutions/windows.go"
-	ref := mustFingerprints(t, refPath)
-	skel := mustFingerprints(t, "../../stages/01-windows/_skeleton/windows.go")
-
-	src, err := os.ReadFile(refPath)
+// readGlob reads the files matching glob, tests left out, by path.
+func readGlob(t *testing.T, glob string) map[string][]byte {
+	t.Helper()
+	files, err := filepath.Glob(glob)
 	require.NoError(t, err)
+	out := map[string][]byte{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		out[f] = data
+	}
+	return out
+}
+
+// setOf is the union of the fingerprints of srcs.
+func setOf(t *testing.T, srcs map[string][]byte) Set {
+	t.Helper()
+	u := Set{}
+	for name, src := range srcs {
+		fp, err := Fingerprints(src)
+		require.NoError(t, err, name)
+		u.Add(fp)
+	}
+	return u
+}
+
+// TestShareSeesThroughRenamingAndReformatting: one file of the reference,
+// renamed, recommented and reformatted, is found whole in it; the skeleton
+// is the base and counts nothing.
+func TestShareSeesThroughRenamingAndReformatting(t *testing.T) {
+	src, err := os.ReadFile("../../solutions/windows.go")
+	require.NoError(t, err)
+	skel := setOf(t, readGlob(t, "../../stages/01-windows/_skeleton/*.go"))
+	ref := fingerprintsOf(t, string(src)).Minus(skel)
 	disguised := string(src)
 	for old, repl := range map[string]string{"Processor": "Engine", "watermark": "wm", "windows": "open", "cleanupTime": "expiry", "advanceTo": "raise"} {
 		disguised = strings.ReplaceAll(disguised, old, repl)
@@ -43,18 +62,36 @@ func TestShareSeesThroughRenamingAndReformatting(t *testing.T) {
 	disguised = regexp.MustCompile(`(?m)^\s*//.*$`).ReplaceAllString(disguised, "")
 	disguised = strings.ReplaceAll(disguised, "\t", "    ")
 	copied := fingerprintsOf(t, disguised).Minus(skel)
+	assert.Greater(t, Share(copied, ref), 0.95, "a renamed, reformatted copy")
+	assert.Equal(t, 0.0, Share(skel.Minus(skel), ref), "the skeleton, once the base is subtracted")
+}
 
-	independent := mustFingerprints(t, "testdata/independent_windows.go.txt").Minus(skel)
-	refBase := ref.Minus(skel)
+// TestStatementsAreTheUnit pins what a fingerprint is: a statement,
+// whatever its names and layout; its tokens, in order; no short ones.
+func TestStatementsAreTheUnit(t *testing.T) {
+	const a = `package p
+func f(events []Event) (total int64) {
+	for _, e := range events { total += e.Value * e.Weight + e.Bonus }
+	return
+}`
+	const renamed = `package q
 
-	copyShare := Share(copied, refBase)
-	indepShare := Share(independent, refBase)
-	skelShare := Share(skel.Minus(skel), refBase)
-	t.Logf("renamed copy %.2f, independent %.2f, skeleton %.2f", copyShare, indepShare, skelShare)
-	assert.Greater(t, copyShare, 0.9, "a renamed, reformatted copy of the reference")
-	assert.Less(t, indepShare, 0.3, "a solution written from the card alone")
-	assert.Equal(t, 0.0, skelShare, "the skeleton, once the base is subtracted")
-	assert.Greater(t, copyShare-indepShare, 0.6, "a copy and an independent solution are far apart")
+func g(xs []T) (sum int64) {
+	for _, x := range xs {
+		sum += x.Value*x.Weight + x.Bonus
+	}
+	return
+}`
+	const swapped = `package p
+func f(events []Event) (total int64) {
+	for _, e := range events { total += e.Bonus + e.Value * e.Weight }
+	return
+}`
+	fa, fr, fs := fingerprintsOf(t, a), fingerprintsOf(t, renamed), fingerprintsOf(t, swapped)
+	assert.NotEmpty(t, fa)
+	assert.Equal(t, 1.0, Share(fa, fr), "renaming and layout change nothing")
+	assert.Less(t, Share(fa, fs), 1.0, "the same tokens in another order are another statement")
+	assert.Empty(t, fingerprintsOf(t, "package p\nfunc f() { i := 0; i++ }\n"), "statements shorter than MinTokens have no fingerprint")
 }
 
 func TestShareOfEmptyIsZero(t *testing.T) {
@@ -62,14 +99,9 @@ func TestShareOfEmptyIsZero(t *testing.T) {
 	assert.Equal(t, 1.0, Share(Set{1: {}}, Set{1: {}, 2: {}}))
 }
 
-func TestFingerprintsRejectsWhatDoesNotScan(t *testing.T) {
+func TestFingerprintsRejectsWhatDoesNotParse(t *testing.T) {
 	_, err := Fingerprints([]byte("package x\n\nvar s = \"unterminated\n"))
 	assert.Error(t, err)
-}
-
-// TestShortFilesStillHaveFingerprints: a file shorter than one window
-// keeps its lowest hash, so a tiny copied helper is not invisible.
-func TestShortFilesStillHaveFingerprints(t *testing.T) {
-	fp := fingerprintsOf(t, "package lab\n\nfunc f(a, b int) int { if a > b { return a }; return b }\n")
-	assert.NotEmpty(t, fp)
+	_, err = Fingerprints([]byte("package x\n\nfunc {\n"))
+	assert.Error(t, err)
 }
