@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -55,6 +56,7 @@ Examples:
 			&ucli.StringSliceFlag{Name: "drill", Usage: "grade the drill `NAME` too (repeat or comma-separate for several); without --stage or --all, only the drills"},
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "`text`, json, junit or classroom"},
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` (the text report still goes to stdout)"},
+			&ucli.StringSliceFlag{Name: "report", Usage: "also write the report as `FORMAT=FILE` (json=grade.json, junit=grade.xml; repeat for several), from the same run"},
 			&ucli.StringFlag{Name: "min-score", Value: "100%", Usage: "exit 1 below this score: points (350) or a percentage of the graded stages' points (80%)"},
 			&ucli.StringFlag{Name: "course", Usage: "grade the course tree in `DIR` instead of the current folder's"},
 			&ucli.StringFlag{Name: "as-user", Usage: "run the tests as the user `NAME`, who can change none of de's files, inputs or outputs (Linux, as root: the Classroom workflow's way)"},
@@ -63,7 +65,7 @@ Examples:
 		}...),
 		Action: func(c *ucli.Context) error {
 			format := c.String("format")
-			if !slices.Contains([]string{"text", "json", "junit", "classroom"}, format) {
+			if !slices.Contains(reportFormats, format) {
 				return fmt.Errorf("--format %q: use text, json, junit or classroom", format)
 			}
 			err := gradeIn(c, io, format)
@@ -152,6 +154,14 @@ func (e *env) grade(c *ucli.Context, format string) error {
 	if _, err := grade.MinPoints(c.String("min-score"), 0); err != nil {
 		return err
 	}
+	reports, err := e.extraReports(c.StringSlice("report"))
+	if err != nil {
+		return err
+	}
+	if os.Geteuid() == 0 && c.String("as-user") == "" && e.Getenv("GITHUB_ACTIONS") == "true" {
+		fmt.Fprintln(e.Stderr, e.style.Yellow("de: warning: grading as root without --as-user: the student's code runs as root, "+
+			"and could rewrite de, its reports and the job's outputs (docs/GRADING.md)"))
+	}
 	policy := grade.Policy(c.String("similar"))
 	if policy != grade.Withhold && policy != grade.Credit {
 		return fmt.Errorf("--similar %q: use withhold (the default: no points until a person has looked) or credit", c.String("similar"))
@@ -176,40 +186,42 @@ func (e *env) grade(c *ucli.Context, format string) error {
 	}
 	minPoints, _ := grade.MinPoints(c.String("min-score"), r.MaxPoints)
 
-	var out bytes.Buffer
-	switch format {
-	case "json":
-		err = grade.WriteJSON(&out, r)
-	case "junit":
-		err = grade.WriteJUnit(&out, r)
-	case "classroom":
-		err = grade.WriteClassroom(&out, grade.Classroom(r))
-		if path := e.Getenv("GITHUB_OUTPUT"); path != "" && err == nil {
-			var line string
-			if line, err = grade.ClassroomOutput(grade.Classroom(r)); err == nil {
-				if err := appendFile(path, line); err != nil {
-					return fmt.Errorf("append the result to $GITHUB_OUTPUT: %w", err)
-				}
-			}
-		}
-	default:
-		grade.WriteText(&out, r, minPoints, e.style)
-	}
+	out, err := renderReport(r, format, minPoints, e.style)
 	if err != nil {
 		return err
+	}
+	for _, extra := range reports {
+		data, err := renderReport(r, extra.format, minPoints, e.style)
+		if err == nil {
+			err = os.WriteFile(extra.file, data, 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("write the %s report: %w", extra.format, err)
+		}
+	}
+	if format == "classroom" || slices.ContainsFunc(reports, func(x extraReport) bool { return x.format == "classroom" }) {
+		if path := e.Getenv("GITHUB_OUTPUT"); path != "" {
+			lines, err := grade.ClassroomOutput(grade.Classroom(r))
+			if err == nil {
+				err = appendFile(path, lines)
+			}
+			if err != nil {
+				return fmt.Errorf("append the result to $GITHUB_OUTPUT: %w", err)
+			}
+		}
 	}
 	if file := c.String("output"); file != "" {
 		if !filepath.IsAbs(file) {
 			file = filepath.Join(e.Dir, file)
 		}
-		if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(file, out, 0o644); err != nil {
 			return fmt.Errorf("write the report: %w", err)
 		}
 		if format != "text" {
 			grade.WriteText(e.Stdout, r, minPoints, e.style)
 		}
 	} else {
-		if _, err := e.Stdout.Write(out.Bytes()); err != nil {
+		if _, err := e.Stdout.Write(out); err != nil {
 			return err
 		}
 	}
@@ -223,6 +235,46 @@ func (e *env) grade(c *ucli.Context, format string) error {
 	}
 	return nil
 }
+
+// renderReport renders r in format: text, json, junit or classroom.
+func renderReport(r *grade.Report, format string, minPoints int, style term.Style) ([]byte, error) {
+	var out bytes.Buffer
+	var err error
+	switch format {
+	case "json":
+		err = grade.WriteJSON(&out, r)
+	case "junit":
+		err = grade.WriteJUnit(&out, r)
+	case "classroom":
+		err = grade.WriteClassroom(&out, grade.Classroom(r))
+	default:
+		grade.WriteText(&out, r, minPoints, style)
+	}
+	return out.Bytes(), err
+}
+
+// extraReport is one --report FORMAT=FILE.
+type extraReport struct{ format, file string }
+
+// extraReports parses --report values: each FORMAT=FILE, FILE relative to
+// the current folder.
+func (e *env) extraReports(values []string) ([]extraReport, error) {
+	var out []extraReport
+	for _, v := range values {
+		format, file, ok := strings.Cut(v, "=")
+		if !ok || file == "" || !slices.Contains(reportFormats, format) {
+			return nil, fmt.Errorf("--report %q: give FORMAT=FILE, FORMAT one of %s", v, strings.Join(reportFormats, ", "))
+		}
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(e.Dir, file)
+		}
+		out = append(out, extraReport{format, file})
+	}
+	return out, nil
+}
+
+// reportFormats are de grade's --format values.
+var reportFormats = []string{"text", "json", "junit", "classroom"}
 
 // launcher is the path of the de binary that runs: what de grade
 // --as-user has go test run in place of each test binary.

@@ -126,8 +126,9 @@ func cmdJUnitXML(ts *testscript.TestScript, neg bool, args []string) {
 	fmt.Fprintf(ts.Stdout(), "suites %d tests %d failures %d errors %d\n", len(suites.Suites), tests, failures, errors)
 }
 
-// cmdClassroomOutput decodes the last result= line of FILE (a
-// $GITHUB_OUTPUT file) as GitHub Classroom's grading reporter does, checks
+// cmdClassroomOutput decodes the last NAME= line (result= by default;
+// stage-01= for one stage's) of FILE (a $GITHUB_OUTPUT file) as GitHub
+// Classroom's grading reporter does, checks
 // that its scores add up, and prints a digest:
 //
 //	status fail max_score 100 score 95 tests 20
@@ -135,12 +136,16 @@ func cmdJUnitXML(ts *testscript.TestScript, neg bool, args []string) {
 //
 // Usage: classroomout FILE
 func cmdClassroomOutput(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: classroomout FILE")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: classroomout FILE [NAME]")
 	}
 	data, err := os.ReadFile(ts.MkAbs(args[0]))
 	ts.Check(err)
-	res, err := grade.ReadClassroomOutput(string(data))
+	name := "result"
+	if len(args) == 2 {
+		name = args[1]
+	}
+	res, err := grade.ReadClassroomOutput(string(data), name)
 	if err != nil {
 		ts.Fatalf("%s: %v", args[0], err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/flk-byo/course/internal/catalog"
@@ -34,6 +35,23 @@ type ClassroomTest struct {
 	Filename string `json:"filename"`  // the stage's folder
 	LineNo   int    `json:"line_no"`
 	Duration int    `json:"duration"` // milliseconds
+
+	// runner is the stage's or drill's own result this test belongs to
+	// (Runner), "" for an entry every one of them carries; max is the
+	// points it was worth. Neither is the reporter's: ClassroomOutput
+	// splits a result by them.
+	runner string
+	max    int
+}
+
+// Runner is the name of a stage's or a drill's own Classroom result, as
+// ClassroomOutput writes it to $GITHUB_OUTPUT and the workflow hands it to
+// the reporter: "stage-01", or for a drill "drill-03".
+func Runner(taskID int) string {
+	if taskID >= 100 {
+		return fmt.Sprintf("drill-%02d", taskID-100)
+	}
+	return fmt.Sprintf("stage-%02d", taskID)
 }
 
 // classroomStatus maps a status to the reporter's three: a test to review
@@ -61,7 +79,7 @@ func Classroom(r *Report) ClassroomResult {
 		res.Tests = append(res.Tests, ClassroomTest{
 			Name: refs[t.Stage] + " " + t.Name, Status: classroomStatus(t.Status), Score: t.Points,
 			Message: t.Message, TestCode: t.Certifies, Filename: "stages/" + t.Stage,
-			Duration: int(t.Duration * 1000),
+			Duration: int(t.Duration * 1000), runner: Runner(t.TaskID), max: t.MaxPoints,
 		})
 	}
 	// A close copy is never a plain pass, whatever it scored: one more
@@ -91,6 +109,7 @@ func ClassroomFailure(stages []catalog.Stage, err error) ClassroomResult {
 		res.Tests = append(res.Tests, ClassroomTest{
 			Name: st.Ref() + " " + st.Title, Status: "error",
 			Message: "de could not grade this stage: " + err.Error(), Filename: st.Dir(),
+			runner: Runner(TaskID(st)), max: st.Points,
 		})
 	}
 	return res
@@ -103,27 +122,64 @@ func WriteClassroom(w io.Writer, res ClassroomResult) error {
 	return enc.Encode(res)
 }
 
-// ClassroomOutput returns the line a grading step appends to
-// $GITHUB_OUTPUT: "result=" and the base64 of res's compact JSON.
+// ClassroomOutput returns the lines a grading step appends to
+// $GITHUB_OUTPUT: "result=" and the base64 of res's compact JSON, then one
+// such line for each stage and drill res grades, its own result under its
+// Runner's name ("stage-01=…"). So one step that grades every stage gives
+// the reporter a runner per stage, each worth that stage's points.
 func ClassroomOutput(res ClassroomResult) (string, error) {
-	data, err := json.Marshal(res)
-	if err != nil {
+	var b strings.Builder
+	line := func(name string, res ClassroomResult) error {
+		data, err := json.Marshal(res)
+		if err != nil {
+			return err
+		}
+		b.WriteString(name + "=" + base64.StdEncoding.EncodeToString(data) + "\n")
+		return nil
+	}
+	if err := line("result", res); err != nil {
 		return "", err
 	}
-	return "result=" + base64.StdEncoding.EncodeToString(data) + "\n", nil
+	var runners []string
+	for _, t := range res.Tests {
+		if t.runner != "" && !slices.Contains(runners, t.runner) {
+			runners = append(runners, t.runner)
+		}
+	}
+	for _, runner := range runners {
+		part := ClassroomResult{Version: res.Version, Status: "pass", Tests: []ClassroomTest{}}
+		for _, t := range res.Tests {
+			if t.runner != runner && t.runner != "" {
+				continue
+			}
+			part.Tests = append(part.Tests, t)
+			part.MaxScore += t.max
+			switch {
+			case t.Status == "error" || part.Status == "error":
+				part.Status = "error"
+			case t.Status == "fail":
+				part.Status = "fail"
+			}
+		}
+		if err := line(runner, part); err != nil {
+			return "", err
+		}
+	}
+	return b.String(), nil
 }
 
-// ReadClassroomOutput decodes what ClassroomOutput wrote (the last
-// result= line of a $GITHUB_OUTPUT file), as the reporter does.
-func ReadClassroomOutput(file string) (ClassroomResult, error) {
+// ReadClassroomOutput decodes what ClassroomOutput wrote under name
+// ("result", "stage-01"): the last such line of a $GITHUB_OUTPUT file, as
+// the reporter gets it.
+func ReadClassroomOutput(file, name string) (ClassroomResult, error) {
 	var line string
 	for l := range strings.Lines(file) {
-		if v, ok := strings.CutPrefix(strings.TrimRight(l, "\n"), "result="); ok {
+		if v, ok := strings.CutPrefix(strings.TrimRight(l, "\n"), name+"="); ok {
 			line = v
 		}
 	}
 	if line == "" {
-		return ClassroomResult{}, fmt.Errorf("no result= line")
+		return ClassroomResult{}, fmt.Errorf("no %s= line", name)
 	}
 	data, err := base64.StdEncoding.DecodeString(line)
 	if err != nil {

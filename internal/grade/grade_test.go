@@ -356,12 +356,13 @@ func assertRenders(t *testing.T, r *Report) {
 }
 
 // TestClassroomWorkflowGradesEveryStage keeps .github/workflows/classroom.yml
-// in step with the catalogue: one grading step per ready stage, extensions
-// included, named by the stage's reference and title (and "(extension)" for
-// an extension stage), run even after an earlier step failed, writing its
-// Classroom result (de grade --format classroom: the stage's points, test by
-// test), each collected by the reporter, which runs whatever happened before
-// it.
+// in step with the catalogue and with how de grade must run there: one
+// grading step grades every stage (--all) as root, with the student's code
+// run as another user that an earlier step creates (--as-user), writing
+// its Classroom result (de grade --format classroom: one result per stage,
+// each worth the stage's points, test by test) and its reports from the
+// same run; the reporter collects the result of each ready stage, extensions
+// included, and runs whatever happened before it.
 func TestClassroomWorkflowGradesEveryStage(t *testing.T) {
 	data, err := os.ReadFile("../../.github/workflows/classroom.yml")
 	if err != nil {
@@ -372,34 +373,31 @@ func TestClassroomWorkflowGradesEveryStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	grading := strings.Index(wf, "id: grade\n")
+	user := strings.Index(wf, "useradd --system --no-create-home --shell /usr/sbin/nologin flk-student")
+	if grading < 0 || user < 0 || user > grading {
+		t.Fatalf("the workflow must create the user flk-student before its grading step (id: grade)")
+	}
+	step, _, _ := strings.Cut(wf[grading:], "\n\n")
+	for _, want := range []string{"sudo ", "/tmp/de grade --all --as-user flk-student --min-score 0", "--format classroom", "--report json=", "--report junit="} {
+		if !strings.Contains(step, want) {
+			t.Errorf("the grading step lacks %q:\n%s", want, step)
+		}
+	}
+	var runners []string
 	for _, st := range cat.Stages {
 		if !st.Ready {
 			continue
 		}
-		n := st.ID()[:2]
-		step := "id: stage-" + n + "\n"
-		i := strings.Index(wf, step)
-		if i < 0 {
-			t.Errorf("no grading step with %q for %s", strings.TrimSpace(step), st.Ref())
-			continue
+		r := Runner(TaskID(st))
+		runners = append(runners, r)
+		env := strings.ToUpper(r) + "_RESULTS: \"${{ steps.grade.outputs." + r + " }}\""
+		if !strings.Contains(wf, env) {
+			t.Errorf("the reporter does not collect %s: no %q", st.Ref(), env)
 		}
-		name := "- name: " + st.Ref() + " " + st.Title
-		if st.Track == catalog.Extension {
-			name += " (extension)"
-		}
-		if !strings.HasSuffix(strings.TrimRight(wf[:i], " "), name+"\n") {
-			t.Errorf("the grading step for %s is not named %q", st.Ref(), strings.TrimPrefix(name, "- name: "))
-		}
-		body, _, _ := strings.Cut(wf[i:], "\n\n")
-		body += "\n"
-		for _, want := range []string{"/tmp/de grade --stage " + n + " --format classroom ", "if: always()\n"} {
-			if !strings.Contains(body, want) {
-				t.Errorf("grading step for %s lacks %q", st.Ref(), strings.TrimSpace(want))
-			}
-		}
-		if !strings.Contains(wf, "STAGE-"+n+"_RESULTS: \"${{steps.stage-"+n+".outputs.result}}\"") {
-			t.Errorf("the reporter does not collect stage-%s", n)
-		}
+	}
+	if !strings.Contains(wf, "runners: "+strings.Join(runners, ",")+"\n") {
+		t.Errorf("the reporter's runners are not every ready stage's, %s", strings.Join(runners, ","))
 	}
 	reporter := strings.Index(wf, "uses: classroom-resources/autograding-grading-reporter@v1")
 	if reporter < 0 || !strings.Contains(wf[max(0, reporter-80):reporter], "if: always()") {
