@@ -37,7 +37,7 @@ type ClassroomTest struct {
 	Duration int    `json:"duration"` // milliseconds
 
 	// runner is the stage's or drill's own result this test belongs to
-	// (Runner), "" for an entry every one of them carries; max is the
+	// (Runner), allStages for an entry every stage's carries; max is the
 	// points it was worth. Neither is the reporter's: ClassroomOutput
 	// splits a result by them.
 	runner string
@@ -86,17 +86,26 @@ func Classroom(r *Report) ClassroomResult {
 	// entry, worth nothing, names it, and the result's status says a
 	// person is to look (the reporter then marks the run failed).
 	for _, x := range r.Similarity {
-		if x.Flagged {
-			res.Status = "error"
-			res.Tests = append(res.Tests, ClassroomTest{
-				Name: "close to the course's own solutions: " + x.File, Status: "error",
-				Message:  fmt.Sprintf("%.0f%% of its statements are in %s (most in %s): %s", x.Share*100, x.Solution, x.Reference, policyNote(r.SimilarPolicy)),
-				Filename: x.File,
-			})
+		if !x.Flagged {
+			continue
 		}
+		res.Status = "error"
+		t := ClassroomTest{Name: "close to the course's own solutions: " + x.File, Status: "error", Filename: x.File,
+			Message: fmt.Sprintf("%.0f%% of its statements are in %s (most in %s): %s", x.Share*100, x.Solution, x.Reference, policyNote(r.SimilarPolicy)),
+			runner:  allStages}
+		if x.TaskID != 0 {
+			t.Name, t.runner = "close to the drill's reference fix: "+x.File, Runner(x.TaskID)
+			t.Message = fmt.Sprintf("%.0f%% of its %d changed statements as %s changed them, and %d of its comment lines: %s",
+				x.Share*100, x.Fingerprints, x.Solution, x.CopiedComments, policyNote(r.SimilarPolicy))
+		}
+		res.Tests = append(res.Tests, t)
 	}
 	return res
 }
+
+// allStages is the runner of a Classroom entry that every stage's own
+// result carries: a flag on the lab, which every stage compiles.
+const allStages = "*"
 
 // ClassroomFailure is the Classroom result of stages that could not be
 // graded at all (no go, not a course, an unreadable tree): an error worth 0
@@ -142,14 +151,14 @@ func ClassroomOutput(res ClassroomResult) (string, error) {
 	}
 	var runners []string
 	for _, t := range res.Tests {
-		if t.runner != "" && !slices.Contains(runners, t.runner) {
+		if t.runner != "" && t.runner != allStages && !slices.Contains(runners, t.runner) {
 			runners = append(runners, t.runner)
 		}
 	}
 	for _, runner := range runners {
 		part := ClassroomResult{Version: res.Version, Status: "pass", Tests: []ClassroomTest{}}
 		for _, t := range res.Tests {
-			if t.runner != runner && t.runner != "" {
+			if t.runner != runner && !(t.runner == allStages && strings.HasPrefix(runner, "stage-")) {
 				continue
 			}
 			part.Tests = append(part.Tests, t)

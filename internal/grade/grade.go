@@ -171,6 +171,19 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Reference != nil {
+		var drills []catalog.Stage
+		for _, st := range o.Stages {
+			if st.Track == catalog.Drill {
+				drills = append(drills, st)
+			}
+		}
+		fixes, err := DrillSimilarities(o.Root, drills, o.Pristine, o.Reference)
+		if err != nil {
+			return nil, err
+		}
+		similar = append(similar, fixes...)
+	}
 	opts := gotest.Options{
 		Dir: o.Root, Tags: "lab", Race: o.Race, Timeout: o.Timeout, TestTimeout: o.TestTimeout, OnTest: o.OnTest,
 		// A test is credited only when its suite's own report confirms it
@@ -343,7 +356,6 @@ func Build(cat *catalog.Catalog, stages []catalog.Stage, checks Checks, res *got
 		LabFindings: orEmpty(checks.Findings), Similarity: orEmpty(checks.Similar), SimilarPolicy: checks.Policy,
 		Stages: []StageResult{}, Tests: []TestResult{}}
 	changes, findings := checks.Changes, checks.Findings
-	close := closeCopies(checks.Similar)
 	for _, st := range stages {
 		docs, err := cat.Tests(st)
 		if err != nil {
@@ -354,9 +366,8 @@ func Build(cat *catalog.Catalog, stages []catalog.Stage, checks Checks, res *got
 			return nil, err
 		}
 		var withheld string
-		if close != "" && checks.Policy == Withhold && st.Track != catalog.Drill {
-			withheld = "needs review: the lab is close to the course's own solutions, and its points wait for a person " +
-				"(de grade --similar credit keeps them): " + close
+		if close := closeCopies(checks.Similar, st); close != "" && checks.Policy == Withhold {
+			withheld = "needs review: " + close + ", and its points wait for a person (de grade --similar credit keeps them)"
 		}
 		sr, tests := gradeStage(st, docs, items, changes, findings, withheld, res)
 		r.Stages = append(r.Stages, sr)
@@ -368,29 +379,41 @@ func Build(cat *catalog.Catalog, stages []catalog.Stage, checks Checks, res *got
 		r.Score = float64(r.Points*1000/r.MaxPoints) / 10
 	}
 	r.Status, r.Message = summarize(r)
-	if close != "" && checks.Policy == Credit && (r.Status == Pass || r.Status == Fail) {
+	if checks.Policy == Credit && (r.Status == Pass || r.Status == Fail) && slices.ContainsFunc(checks.Similar, func(x Similarity) bool { return x.Flagged }) {
 		// Credited, but never a plain pass: a person is to look.
-		r.Message = strings.TrimPrefix(r.Message+"; close to the course's own solutions, credited for a person to judge: "+close, "; ")
+		r.Message = strings.TrimPrefix(r.Message+"; close to the course's own solutions, credited for a person to judge", "; ")
 		r.Status = Review
 	}
 	return r, nil
 }
 
-// closeCopies describes the flagged similarities, "" when none is: "lab/x.go
-// (97% in solutions, closest solutions/x.go), the lab as a whole (95% …)".
-func closeCopies(sims []Similarity) string {
+// closeCopies describes the flagged similarities that concern st, "" when
+// none does: for a stage, the lab's ("the lab is close to the course's own
+// solutions: lab/x.go (97% of its statements in solutions, most in
+// solutions/x.go), …"); for a drill, its job's.
+func closeCopies(sims []Similarity, st catalog.Stage) string {
 	var parts []string
 	for _, x := range sims {
-		if !x.Flagged {
-			continue
+		switch {
+		case !x.Flagged:
+		case st.Track == catalog.Drill && x.TaskID == TaskID(st):
+			parts = append(parts, fmt.Sprintf("%.0f%% of its %d changed statements as %s changed them, %d of its comment lines",
+				x.Share*100, x.Fingerprints, x.Solution, x.CopiedComments))
+		case st.Track != catalog.Drill && x.TaskID == 0:
+			what := x.File
+			if what == LabWhole {
+				what = "the lab as a whole"
+			}
+			parts = append(parts, fmt.Sprintf("%s (%.0f%% of its statements in %s, most in %s)", what, x.Share*100, x.Solution, x.Reference))
 		}
-		what := x.File
-		if what == LabWhole {
-			what = "the lab as a whole"
-		}
-		parts = append(parts, fmt.Sprintf("%s (%.0f%% of its statements in %s, most in %s)", what, x.Share*100, x.Solution, x.Reference))
 	}
-	return strings.Join(parts, ", ")
+	switch {
+	case len(parts) == 0:
+		return ""
+	case st.Track == catalog.Drill:
+		return "the job is close to the drill's reference fix: " + strings.Join(parts, "; ")
+	}
+	return "the lab is close to the course's own solutions: " + strings.Join(parts, ", ")
 }
 
 // orEmpty returns xs, or an empty slice for nil: the report's arrays are

@@ -48,8 +48,13 @@ type Similarity struct {
 	// Reference is the file of that solution that holds most of it.
 	Reference    string  `json:"reference"`
 	Share        float64 `json:"share"`        // the share of its fingerprints found in the solution, 0 to 1, two decimals
-	Fingerprints int     `json:"fingerprints"` // how many it has, the skeletons' subtracted
-	Flagged      bool    `json:"flagged"`      // Share ≥ CopyThreshold, with enough fingerprints to judge
+	Fingerprints int     `json:"fingerprints"` // how many it has, the skeletons' subtracted (a drill's: its changed statements)
+	// TaskID is, for a drill's job, its drill's task_id; 0 for the lab.
+	TaskID int `json:"task_id,omitempty"`
+	// CopiedComments is, for a drill's job, how many of the reference fix's
+	// own comment lines it holds.
+	CopiedComments int  `json:"copied_comments,omitempty"`
+	Flagged        bool `json:"flagged"` // Share ≥ CopyThreshold with enough fingerprints to judge (a drill: or copied comments)
 }
 
 // Policy is what a flagged similarity costs.
@@ -197,4 +202,98 @@ func closest(file string, fp similarity.Set, sols []solution, min int) Similarit
 	s.Share = float64(int(s.Share*100+0.5)) / 100
 	s.Flagged = s.Share >= CopyThreshold && len(fp) >= min
 	return s
+}
+
+// Drills' fixes are judged apart: the job is handed out whole and its fix
+// is a few lines, so what a drill's job shares with the reference fix is
+// measured on what each changed of the handed-out job, statement by
+// statement (of at least drillMinTokens tokens), and by the reference
+// fix's own comment lines found in the job. Calibrated on the six drills
+// (TestDrillCalibration): a reference fix used as the job shares all its
+// changed statements (3 to 38 of them) and 34 to 63 comment lines with
+// itself; a fix written apart from it from the card alone shares 0.25 to
+// 0.63 of its statements when it changed 4 or more (and all 3 of the
+// one-setting fix, which is what any right answer looks like), and at most
+// one comment line.
+const (
+	drillMinTokens = 4
+	// drillShare is the share of its changed statements a fix must share
+	// with the reference fix to be flagged by them, when it changed at
+	// least drillMinFix: a fix retyped from the reference shares them all.
+	drillShare  = 0.9
+	drillMinFix = 8
+	// drillCopiedComments is how many of the reference fix's own comment
+	// lines (40 bytes or more, not the handed-out job's) flag a job: a
+	// writer's explanation, word for word, is no coincidence.
+	drillCopiedComments = 3
+)
+
+// DrillSimilarities measures the job in lab/drills/<package>/ of each of
+// drills against its reference fix (solutions/drills/<package>/ in ref),
+// with the handed-out job (the drill's _job/ in pristine) subtracted from
+// both: one Similarity each, File the job's folder, Fingerprints the
+// changed statements of the student's job, Share the part of them the
+// reference fix changed alike, CopiedComments the reference fix's own
+// comment lines found in it. A drill without a job in lab/ has no entry.
+func DrillSimilarities(root string, drills []catalog.Stage, pristine, ref fs.FS) ([]Similarity, error) {
+	var out []Similarity
+	for _, d := range drills {
+		jobDir := filepath.Join(root, filepath.FromSlash(d.JobDir()))
+		if _, err := os.Stat(jobDir); err != nil {
+			continue
+		}
+		handed, handedComments, err := goFiles(pristine, path.Join(d.Dir(), "_job"))
+		if err != nil {
+			return nil, err
+		}
+		fixDir := "solutions/drills/" + d.JobPackage
+		fix, fixComments, err := goFiles(ref, fixDir)
+		if err != nil {
+			return nil, err
+		}
+		job, jobComments, err := goFiles(os.DirFS(root), d.JobDir())
+		if err != nil {
+			continue // a job that does not parse is go test's to report
+		}
+		changed, refChanged := job.Minus(handed), fix.Minus(handed)
+		s := Similarity{File: d.JobDir() + "/", Solution: fixDir, Reference: fixDir, Fingerprints: len(changed), TaskID: TaskID(d)}
+		s.Share = float64(int(similarity.Share(changed, refChanged)*100+0.5)) / 100
+		for line := range fixComments {
+			if !handedComments[line] && jobComments[line] {
+				s.CopiedComments++
+			}
+		}
+		s.Flagged = (s.Share >= drillShare && len(changed) >= drillMinFix) || s.CopiedComments >= drillCopiedComments
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// goFiles reads the Go files (tests excluded) of folder dir of fsys: their
+// statement fingerprints, at drillMinTokens, and their comment lines.
+func goFiles(fsys fs.FS, dir string) (similarity.Set, map[string]bool, error) {
+	names, err := fs.Glob(fsys, path.Join(dir, "*.go"))
+	if err != nil {
+		return nil, nil, err
+	}
+	fps, comments := similarity.Set{}, map[string]bool{}
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		fp, err := similarity.FingerprintsMin(data, drillMinTokens)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		fps.Add(fp)
+		lines, _ := similarity.CommentLines(data)
+		for l := range lines {
+			comments[l] = true
+		}
+	}
+	return fps, comments, nil
 }

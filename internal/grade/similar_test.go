@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/flk-byo/course"
+	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/similarity"
 )
 
@@ -175,4 +177,77 @@ func TestCalibration(t *testing.T) {
 			assert.Less(t, share, CopyThreshold-0.15, "%s, written apart from the reference", filepath.Base(name))
 		}
 	}
+}
+
+// TestDrillCalibration calibrates the measure of a drill's fix: each
+// drill's reference fix, as a job, is flagged; each fix written apart from
+// it from the drill's card alone (solutions/independent/drills) is not;
+// and the reference fix retyped without its comments is flagged exactly
+// when it changed enough statements (drillMinFix) to tell: a one-setting
+// fix retyped is what any right answer looks like.
+func TestDrillCalibration(t *testing.T) {
+	cat, err := catalog.Load(course.Stages())
+	require.NoError(t, err)
+	require.NoError(t, cat.LoadDrills(course.Drills()))
+	for _, d := range cat.ReadyDrills() {
+		for _, c := range []struct {
+			from         string
+			flagged      bool
+			noComments   bool
+			flaggedIfBig bool
+		}{
+			{from: "../../solutions/drills/" + d.JobPackage + "/*.go", flagged: true},
+			{from: "../../solutions/independent/drills/" + d.JobPackage + "/*.go.txt", flagged: false},
+			{from: "../../solutions/drills/" + d.JobPackage + "/*.go", noComments: true, flaggedIfBig: true},
+		} {
+			root := t.TempDir()
+			job := filepath.Join(root, filepath.FromSlash(d.JobDir()))
+			require.NoError(t, os.MkdirAll(job, 0o755))
+			files := readGlob(t, c.from)
+			require.NotEmpty(t, files, c.from)
+			for name, data := range files {
+				if c.noComments {
+					data = stripComments(t, data)
+				}
+				require.NoError(t, os.WriteFile(filepath.Join(job, strings.TrimSuffix(filepath.Base(name), ".txt")), data, 0o644))
+			}
+			sims, err := DrillSimilarities(root, []catalog.Stage{d}, course.Files, os.DirFS("../.."))
+			require.NoError(t, err)
+			require.Len(t, sims, 1)
+			x := sims[0]
+			t.Logf("%-20s %-45s comments stripped %-5v share %.2f of %d changed statements, %d comment lines: flagged %v",
+				d.Slug, c.from[6:], c.noComments, x.Share, x.Fingerprints, x.CopiedComments, x.Flagged)
+			want := c.flagged || (c.flaggedIfBig && x.Fingerprints >= drillMinFix)
+			assert.Equal(t, want, x.Flagged, "%s as the job of drill %s (comments stripped: %v)", c.from, d.Slug, c.noComments)
+		}
+	}
+}
+
+// stripComments returns Go source src without its comments.
+func stripComments(t *testing.T, src []byte) []byte {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
+	require.NoError(t, err)
+	f.Comments, f.Doc = nil, nil
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			n.Doc = nil
+		case *ast.GenDecl:
+			n.Doc = nil
+		case *ast.ValueSpec:
+			n.Doc, n.Comment = nil, nil
+		case *ast.TypeSpec:
+			n.Doc, n.Comment = nil, nil
+		case *ast.Field:
+			n.Doc, n.Comment = nil, nil
+		case *ast.ImportSpec:
+			n.Doc, n.Comment = nil, nil
+		}
+		return true
+	})
+	var buf bytes.Buffer
+	require.NoError(t, format.Node(&buf, fset, f))
+	return buf.Bytes()
 }

@@ -47,9 +47,15 @@ const MinTokens = 12
 // Set is a set of fingerprints.
 type Set map[uint64]struct{}
 
-// Fingerprints returns the fingerprints of Go source src. Source that does
-// not parse is an error.
-func Fingerprints(src []byte) (Set, error) {
+// Fingerprints returns the fingerprints of Go source src, one for each
+// statement of at least MinTokens tokens. Source that does not parse is an
+// error.
+func Fingerprints(src []byte) (Set, error) { return FingerprintsMin(src, MinTokens) }
+
+// FingerprintsMin is Fingerprints with statements of at least min tokens:
+// for a few lines changed in a program handed out whole (a drill's fix),
+// whose statements are short and all that differs.
+func FingerprintsMin(src []byte, min int) (Set, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
 	if err != nil {
@@ -61,7 +67,7 @@ func Fingerprints(src []byte) (Set, error) {
 	}
 	set := Set{}
 	add := func(from, to token.Pos, n ast.Node) {
-		if h, ok := hash(toks, from, to, bodies(n)); ok {
+		if h, ok := hash(toks, from, to, bodies(n), min); ok {
 			set[h] = struct{}{}
 		}
 	}
@@ -174,8 +180,8 @@ func bodies(n ast.Node) []*ast.BlockStmt {
 
 // hash hashes the tokens in [from, to) outside skip, numbering local
 // identifiers in the order they first appear; ok is false when they are
-// fewer than MinTokens.
-func hash(toks []tok, from, to token.Pos, skip []*ast.BlockStmt) (uint64, bool) {
+// fewer than min.
+func hash(toks []tok, from, to token.Pos, skip []*ast.BlockStmt, min int) (uint64, bool) {
 	h := fnv.New64a()
 	order := map[string]int{}
 	n := 0
@@ -203,7 +209,26 @@ next:
 		h.Write([]byte{0})
 		n++
 	}
-	return h.Sum64(), n >= MinTokens
+	return h.Sum64(), n >= min
+}
+
+// CommentLines returns the lines of src's comments that are long enough to
+// be a writer's own (at least 40 bytes), their spacing normalized: a fix
+// copied with its explanation carries them.
+func CommentLines(src []byte) (map[string]bool, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return nil, fmt.Errorf("similarity: %w", err)
+	}
+	lines := map[string]bool{}
+	for _, cg := range f.Comments {
+		for line := range strings.Lines(cg.Text()) {
+			if l := strings.Join(strings.Fields(line), " "); len(l) >= 40 {
+				lines[l] = true
+			}
+		}
+	}
+	return lines, nil
 }
 
 // Add adds the fingerprints of o to s.
