@@ -346,8 +346,8 @@ func (p *Printer) Summary(run *Run, target catalog.Stage) bool {
 			p.printf("  %s %s\n", s.Red("✗"), f)
 		}
 		p.printf("A lab may import only the standard library and kit, and must not print, exit, read the\n" +
-			"environment or run code at init time: the tests could not trust what they see (docs/GRADING.md\n" +
-			"lists the rules). Until then no stage counts as passed.\n")
+			"environment, carry a build constraint or run code at init time: the tests could not trust what\n" +
+			"they see (docs/GRADING.md lists the rules). Until then no stage counts as passed.\n")
 	}
 
 	if unconfirmed := run.Unconfirmed(); len(unconfirmed) > 0 {
