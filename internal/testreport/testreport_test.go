@@ -104,6 +104,9 @@ func TestReports(t *testing.T) {
 		{name: "lab-findings", target: st1, run: &Run{Tags: "lab", Stages: both[1:],
 			Findings: []grade.LabFinding{{Kind: labpolicy.Review, File: "lab/windows.go", Line: 12, Column: 2, What: "fmt.Println", Why: "writes to the test binary's standard output, where go test reads the results"}},
 			Result:   &gotest.Result{Packages: []*gotest.Package{pkg(st1, pass("TestFires"), pass("TestLate"), pass("TestOrder"), pass("TestSkipped"))}}}},
+		{name: "unconfirmed", target: st1, run: &Run{Tags: "lab", Stages: both[1:],
+			Result: &gotest.Result{Packages: []*gotest.Package{pkg(st1, pass("TestFires"), pass("TestLate"), pass("TestOrder"),
+				gotest.Test{Name: "TestSkipped", Status: gotest.Pass, Unconfirmed: "its output holds 2 starts and 2 results for it, not one of each: lines that look like go test's own, printed by the code under test"})}}}},
 		{name: "go-errors", target: st1, run: &Run{Tags: "lab", Stages: both[1:], Result: &gotest.Result{
 			Errors: []string{"go: updates to go.mod needed; to update it:", "\tgo mod tidy"}}}},
 		{name: "race-pass-clean", target: st2, ok: true, run: &Run{Tags: "lab", Stages: both, Result: &gotest.Result{Packages: []*gotest.Package{
