@@ -57,11 +57,11 @@ const (
 )
 
 // Exec runs de as a process does: Main, with a context that Ctrl-C
-// (SIGINT) or SIGTERM cancels, so that a run in progress stops, with
-// everything it started, and says so. cmd/de and the script tests' de both
-// run through it.
+// (SIGINT), SIGTERM or a closing terminal (SIGHUP) cancels, so that a run
+// in progress stops, with everything it started, and says so. cmd/de and
+// the script tests' de both run through it.
 func Exec(args []string, io IO) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return Main(ctx, args, io)
 }

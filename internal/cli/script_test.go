@@ -118,7 +118,7 @@ func runScripts(t *testing.T, dir string) {
 			"mergelab":    cmdMergeLab,
 			"replace":     cmdReplace,
 			"gradejson":   cmdGradeJSON, "junitxml": cmdJUnitXML, "classroomout": cmdClassroomOutput,
-			"await": cmdAwait, "awaitproc": cmdAwaitProc, "noproc": cmdNoProc,
+			"await": cmdAwait, "awaitproc": cmdAwaitProc, "noproc": cmdNoProc, "signal": cmdSignal,
 			"exits": cmdExits,
 		},
 	})

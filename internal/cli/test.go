@@ -55,8 +55,23 @@ environment, the same stages run against the reference solution instead.`,
 // tests, may run before the running test is reported as hung.
 func timeoutFlags(stage, test time.Duration) []ucli.Flag {
 	return []ucli.Flag{
-		&ucli.DurationFlag{Name: "timeout", Value: stage, Usage: "time allowed per stage before its running test is reported as hung"},
-		&ucli.DurationFlag{Name: "test-timeout", Value: test, Usage: "time allowed per test: a test running longer is stopped, reported as hung with where your code was, and the stage's other tests run without it (Linux; 0 turns it off)"},
+		&ucli.DurationFlag{Name: "timeout", Value: stage, Usage: "time allowed per stage before its running test is reported as hung",
+			Action: func(_ *ucli.Context, d time.Duration) error {
+				if d <= 0 {
+					return fmt.Errorf("--timeout %v: give the time a stage may take, more than 0 (e.g. %v)", d, stage)
+				}
+				return nil
+			}},
+		&ucli.DurationFlag{Name: "test-timeout", Value: test, Usage: "time allowed per test: a test running longer is stopped, reported as hung with where your code was, and the stage's other tests run without it (Linux; 0 turns it off)",
+			Action: func(c *ucli.Context, d time.Duration) error {
+				switch {
+				case d < 0:
+					return fmt.Errorf("--test-timeout %v: give the time a test may take (e.g. %v), or 0 to stop no test before --timeout", d, test)
+				case d == 0:
+					fmt.Fprintln(c.App.ErrWriter, "de: --test-timeout 0: no test is stopped as hung; a test that hangs runs until its stage's --timeout")
+				}
+				return nil
+			}},
 	}
 }
 

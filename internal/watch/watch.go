@@ -35,17 +35,17 @@ type Source interface {
 }
 
 // Relevant reports whether a change to the file named rel should re-run
-// the tests: hidden files, editor backups and swap files do not.
+// the tests: a Go file the go tool builds, and nothing else. Editors
+// write every other kind of name (swap files, backups, JetBrains'
+// "x.go___jb_tmp___", gofmt's "x.go123456", vim's "4913"), none of which
+// changes what the tests see, and a hidden or _-prefixed file is one the
+// go tool ignores.
 func Relevant(rel string) bool {
 	base := filepath.Base(rel)
 	switch {
-	case base == "" || base == ".":
+	case !strings.HasSuffix(base, ".go") || base == ".go":
 		return false
-	case strings.HasPrefix(base, "."), strings.HasPrefix(base, "#"):
-		return false
-	case strings.HasSuffix(base, "~"), strings.HasSuffix(base, ".swp"), strings.HasSuffix(base, ".swx"), strings.HasSuffix(base, ".tmp"):
-		return false
-	case base == "4913": // vim's write test file
+	case strings.HasPrefix(base, "."), strings.HasPrefix(base, "_"), strings.HasPrefix(base, "#"):
 		return false
 	}
 	return true

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// TestRelevant pins which changes re-run the tests: a Go file the go tool
+// builds, never an editor's temporary, backup or swap file.
 func TestRelevant(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -23,6 +25,14 @@ func TestRelevant(t *testing.T) {
 		{"#windows.go#", false},
 		{"4913", false},
 		{"x.tmp", false},
+		{"windows.go___jb_tmp___", false},
+		{"windows.go___jb_old___", false},
+		{"windows.go123456789", false},
+		{"windows.go.orig", false},
+		{"_scratch.go", false},
+		{".#windows.go", false},
+		{"notes.txt", false},
+		{".go", false},
 	} {
 		assert.Equal(t, tc.want, Relevant(tc.name), tc.name)
 	}
