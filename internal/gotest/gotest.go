@@ -74,6 +74,17 @@ type Options struct {
 	// OnStart, when set, is called as each package's test binary starts to
 	// run: its build is over.
 	OnStart func(pkg string)
+	// OnSlow, when set, is called once for each test that has run half of
+	// TestTimeout, and OnStop as a test is stopped as hung: so that a
+	// learner hears which test is stuck while it runs, not after.
+	OnSlow func(pkg, test string, ran time.Duration)
+	OnStop func(pkg, test string, limit time.Duration)
+	// HaltOnRepeatedHang makes RunPastCrashes leave a stage's other tests
+	// unrun once two of them hung in the same function of the learner's
+	// (Package.Halted): for a learner, who has the place to fix, rather
+	// than one more --test-timeout per test that reaches it. A grade runs
+	// every test it can.
+	HaltOnRepeatedHang bool
 }
 
 // Status is the outcome of a test.
@@ -126,6 +137,9 @@ type Package struct {
 	BuildError string // compile errors; when set, no test ran
 	TimedOut   string // go test's timeout message, when the binary timed out
 	Crash      string // package output when it failed for a reason no test shows
+	// Halted says why the tests not yet run were left so: a second test
+	// hung where an earlier one did, and the rest would too (RunPastCrashes).
+	Halted string
 
 	passed bool // go test's verdict on the package: its binary exited 0
 }
@@ -288,7 +302,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		_ = lowerPriority(cmd.Process.Pid)
 	}
 	h := newHandler(o.OnTest)
-	h.onStart = o.OnStart
+	h.onStart, h.onSlow, h.onStop = o.OnStart, o.OnSlow, o.OnStop
 	if o.TestTimeout > 0 {
 		stop := make(chan struct{})
 		defer close(stop)
@@ -296,6 +310,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res, scanErr := parseWith(stdout, o.Packages, h)
 	waitErr := cmd.Wait()
+	reapGroup(cmd)
 	var records []verdict.Record
 	var badRecords []error
 	if ch != nil {
@@ -363,6 +378,11 @@ func RunPastCrashes(ctx context.Context, o Options, expected func(pattern string
 			if len(missing) == 0 || len(crashed) == 0 {
 				break // done, or not a crash: a timeout, or an end go test explains
 			}
+			if o.HaltOnRepeatedHang {
+				if pkg.Halted = repeatedHang(pkg.Tests, len(missing)); pkg.Halted != "" {
+					break // the rest would hang there too, each for the whole limit
+				}
+			}
 			if onRerun != nil {
 				onRerun(pkg.ImportPath, crashed)
 			}
@@ -388,6 +408,47 @@ func RunPastCrashes(ctx context.Context, o Options, expected func(pattern string
 		}
 	}
 	return res, nil
+}
+
+// repeatedHang says, when two of tests hung with the same function of the
+// learner's at the top of their trace, that the left tests of the stage
+// were not run: they would most likely hang there too, each for a whole
+// --test-timeout, and the learner has the place to fix. "" otherwise.
+func repeatedHang(tests []Test, left int) string {
+	first := map[string]string{} // top lab function → the first test that hung there
+	for _, t := range tests {
+		if !t.Stopped && !t.Hung {
+			continue
+		}
+		fn := topLabFrame(t.Trace)
+		if fn == "" {
+			continue
+		}
+		if earlier, ok := first[fn]; ok {
+			return fmt.Sprintf("%s hung where %s did, in %s: the stage's other %d tests were not run, since they would most likely hang there too; fix that hang, then run them again",
+				t.Name, earlier, fn, left)
+		}
+		first[fn] = t.Name
+	}
+	return ""
+}
+
+// topLabFrame returns the function of the first frame of the learner's
+// code in a trace LabTrace made ("lab.(*Sink).Commit"), or "".
+func topLabFrame(trace []string) string {
+	for _, l := range trace {
+		if strings.HasPrefix(l, "    ") && !strings.HasPrefix(l, "        ") {
+			fn := strings.TrimSpace(l)
+			if i := strings.LastIndex(fn, "("); i > 0 && strings.HasSuffix(fn, ")") {
+				fn = fn[:i] // the call's arguments: "lab.f(0x1, …)"
+			}
+			if i := strings.LastIndex(fn, "/"); i >= 0 {
+				fn = fn[i+1:]
+			}
+			return fn
+		}
+	}
+	return ""
 }
 
 // confirmPastCrashes runs again, with Options.Verdicts, the passed tests of
@@ -489,9 +550,13 @@ type handler struct {
 	onStart func(pkg string)
 
 	// For Options.TestTimeout: since when each running top-level test has
-	// run (by package, then test), and the test stopped in each package.
+	// run (by package, then test), the test stopped in each package, and
+	// the tests OnSlow was told of.
 	running map[string]map[string]time.Time
 	stopped map[string]stoppedTest
+	slow    map[string]bool // package + " " + test
+	onSlow  func(pkg, test string, ran time.Duration)
+	onStop  func(pkg, test string, limit time.Duration)
 
 	// For Options.Verdicts: how often each top-level test started and
 	// ended in each package's output, how many final lines ("PASS",
@@ -510,7 +575,7 @@ type stoppedTest struct {
 
 func newHandler(onTest func(pkg string, t Test)) *handler {
 	return &handler{build: map[string]*strings.Builder{}, onTest: onTest,
-		running: map[string]map[string]time.Time{}, stopped: map[string]stoppedTest{},
+		running: map[string]map[string]time.Time{}, stopped: map[string]stoppedTest{}, slow: map[string]bool{},
 		starts: map[string]map[string]int{}, ends: map[string]map[string]int{},
 		finals: map[string]int{}, afterFinal: map[string]string{}}
 }
@@ -533,8 +598,16 @@ func (h *handler) watch(pgid int, limit time.Duration, stop <-chan struct{}) {
 					continue
 				}
 				for name, since := range tests {
-					if now.Sub(since) > limit && quitTestBinary(pgid, pkg) {
+					ran := now.Sub(since)
+					if ran > limit/2 && !h.slow[pkg+" "+name] && h.onSlow != nil {
+						h.slow[pkg+" "+name] = true
+						h.onSlow(pkg, name, ran)
+					}
+					if ran > limit && quitTestBinary(pgid, pkg) {
 						h.stopped[pkg] = stoppedTest{name: name, limit: limit}
+						if h.onStop != nil {
+							h.onStop(pkg, name, limit)
+						}
 						break
 					}
 				}

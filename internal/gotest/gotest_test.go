@@ -202,3 +202,33 @@ func TestWriteOverlay(t *testing.T) {
 		t.Errorf("Replace = %v, want %v", got.Replace, want)
 	}
 }
+
+// TestRepeatedHangHaltsTheStage: a second test that hangs in the same
+// function of the learner's code as an earlier one halts the stage, with
+// both named and the place to look; hangs in different places, a hang
+// without a lab frame, and a crash do not.
+func TestRepeatedHangHaltsTheStage(t *testing.T) {
+	where := func(fn, file string) []string {
+		return []string{"SIGQUIT: quit", "where your code was (lab/):", "    github.com/flk-byo/course/lab." + fn + "(0xc000012345, 0x3)", "        /course/lab/" + file}
+	}
+	for _, c := range []struct {
+		name  string
+		tests []Test
+		want  string
+	}{
+		{"same place", []Test{{Name: "TestA", Stopped: true, Trace: where("(*Sink).Commit", "sink.go:80")}, {Name: "TestB", Status: Pass},
+			{Name: "TestC", Stopped: true, Trace: where("(*Sink).Commit", "sink.go:81")}},
+			"TestC hung where TestA did, in lab.(*Sink).Commit: the stage's other 7 tests were not run"},
+		{"two places", []Test{{Name: "TestA", Stopped: true, Trace: where("(*Sink).Commit", "sink.go:80")},
+			{Name: "TestC", Stopped: true, Trace: where("Flush", "windows.go:12")}}, ""},
+		{"no lab frame", []Test{{Name: "TestA", Stopped: true, Trace: []string{"SIGQUIT: quit"}}, {Name: "TestC", Stopped: true}}, ""},
+		{"crashes are not hangs", []Test{{Name: "TestA", Crashed: true, Trace: where("f", "x.go:1")}, {Name: "TestC", Crashed: true, Trace: where("f", "x.go:1")}}, ""},
+	} {
+		got := repeatedHang(c.tests, 7)
+		if c.want == "" {
+			assert.Empty(t, got, c.name)
+			continue
+		}
+		assert.Contains(t, got, c.want, c.name)
+	}
+}

@@ -11,3 +11,6 @@ func ownGroup(*exec.Cmd) {}
 // lowerPriority does nothing where there are no Unix process groups: a
 // background run competes with the others as an equal.
 func lowerPriority(int) error { return nil }
+
+// reapGroup does nothing where there are no Unix process groups.
+func reapGroup(*exec.Cmd) {}

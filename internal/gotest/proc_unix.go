@@ -22,3 +22,13 @@ func ownGroup(cmd *exec.Cmd) {
 func lowerPriority(pgid int) error {
 	return syscall.Setpriority(syscall.PRIO_PGRP, pgid, 10)
 }
+
+// reapGroup kills whatever is left of cmd's process group once go test has
+// exited: a process a test started and never waited for (a job child the
+// test binary's hang left looping, once the binary was stopped) would run
+// on, orphaned, for ever. Nothing of a finished run belongs there.
+func reapGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}

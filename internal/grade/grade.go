@@ -586,6 +586,8 @@ func gradeStage(st catalog.Stage, docs []catalog.TestDoc, items []rerunItem, cha
 		case t == nil:
 			tr.Status, tr.Message = Error, "did not run"
 			switch {
+			case pkg.Halted != "":
+				tr.Message += ": " + pkg.Halted
 			case pkg.TimedOut != "":
 				tr.Message += ": " + pkg.TimedOut
 			case pkg.Crash != "":

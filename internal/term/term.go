@@ -7,6 +7,7 @@ package term
 import (
 	"io"
 	"os"
+	"strconv"
 
 	"golang.org/x/term"
 )
@@ -51,3 +52,18 @@ func (s Style) Yellow(text string) string { return s.wrap("33", text) }
 
 // Cyan renders text cyan: headings and names.
 func (s Style) Cyan(text string) string { return s.wrap("36", text) }
+
+// Width returns the width, in columns, of the terminal w writes to, or
+// $COLUMNS, or 0 when neither says: a line drawn and redrawn in place must
+// fit it, or each redraw wraps and leaves a copy behind.
+func Width(w io.Writer, getenv func(string) string) int {
+	if f, ok := w.(*os.File); ok {
+		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 0 {
+			return width
+		}
+	}
+	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return 0
+}
