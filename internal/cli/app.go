@@ -240,10 +240,11 @@ Examples:
 // the learner's progress.
 type env struct {
 	IO
-	root  string
-	cat   *catalog.Catalog
-	prog  *progress.Progress
-	style term.Style
+	verbose bool // de test --verbose: every failure in full
+	root    string
+	cat     *catalog.Catalog
+	prog    *progress.Progress
+	style   term.Style
 }
 
 func loadEnv(io IO) (*env, error) {

@@ -55,8 +55,9 @@ passed the stages it needs, and on the reference engine until then; it says whic
 				Name:      "test",
 				Usage:     "run a drill's checks on your job; exit 0 only when all pass",
 				ArgsUsage: "[NAME]",
-				Flags:     timeoutFlags(120*time.Second, 60*time.Second),
+				Flags:     append(timeoutFlags(120*time.Second, 60*time.Second), verboseFlag),
 				Action: action(func(e *env, c *ucli.Context) error {
+					e.verbose = c.Bool("verbose")
 					return e.drillTest(c, c.Args().Slice(), c.Duration("timeout"), c.Duration("test-timeout"))
 				}),
 			},
@@ -133,8 +134,11 @@ func (e *env) drillList(args []string) error {
 // engineLine says which engine d runs on, and why.
 func (e *env) engineLine(d catalog.Stage) string {
 	_, missing := e.cat.DrillEngine(d, func(id string) bool { return e.prog.Passed[id] })
-	if len(missing) == 0 {
+	switch {
+	case len(missing) == 0:
 		return "runs on your engine (you passed " + refs(e.needs(d)) + ")"
+	case !coursedir.HasReference(e.root):
+		return "runs on your engine once you pass " + refs(missing) + " (this copy of the course has no reference engine to run it on before that)"
 	}
 	return "runs on the reference engine until you pass " + refs(missing)
 }
@@ -194,6 +198,11 @@ func (e *env) drillStart(args []string) error {
 		e.printf("  %s %s %s\n", s.Dim("kept"), f, s.Dim("(already there: yours, left as it is)"))
 	}
 	e.printf("\n%s\n", s.Dim("It "+e.engineLine(d)+"."))
+	if _, missing := e.cat.DrillEngine(d, func(id string) bool { return e.prog.Passed[id] }); len(missing) > 0 && !coursedir.HasReference(e.root) {
+		e.printf("%s pass %s first (%s): until then %s cannot run, here. The job is in lab/drills/ to read meanwhile.\n",
+			s.Bold("Next:"), refs(missing), s.Cyan("de start "+missing[0].Ref()), s.Cyan("de drill test "+d.Slug))
+		return nil
+	}
 	e.printf("%s run %s first: it reproduces the symptom. Then fix the job and defend your number. ", s.Bold("Next:"), s.Cyan("de drill test "+d.Slug))
 	if n := len(card.Hints); n > 0 {
 		e.printf("Stuck? %s reveals %s, one at a time.", s.Cyan("de drill hint "+d.Slug), plural(n, "hint"))
@@ -265,10 +274,10 @@ func (e *env) drillTest(c *ucli.Context, args []string, timeout, testTime time.D
 	if run.Findings, err = grade.CheckLab(e.root, e.cat, course.Files); err != nil {
 		return err
 	}
-	live := newLiveLine(e.Stderr, e.style)
+	live := newLiveLine(e.Stderr, e.style, e.Getenv)
 	part := live.part("go test -tags %s on drill %s", tags, d.Slug)
 	opts := gotest.Options{Dir: e.root, Tags: tags, Timeout: timeout, TestTimeout: testTime, Packages: []string{d.Package()}, OnTest: part.test,
-		Verdicts: verdict.Supported()}
+		Verdicts: verdict.Supported(), HaltOnRepeatedHang: true}
 	run.Result, err = gotest.RunPastCrashes(c.Context, opts, e.cat.TestsByPackage(run.Stages), func(string, []string) {})
 	part.end()
 	live.done()

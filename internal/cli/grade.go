@@ -166,7 +166,7 @@ func (e *env) grade(c *ucli.Context, format string) error {
 	if policy != grade.Withhold && policy != grade.Credit {
 		return fmt.Errorf("--similar %q: use withhold (the default: no points until a person has looked) or credit", c.String("similar"))
 	}
-	live := newLiveLine(e.Stderr, term.For(e.Stderr, e.Getenv))
+	live := newLiveLine(e.Stderr, term.For(e.Stderr, e.Getenv), e.Getenv)
 	part := live.part("the suites of %d stages, to grade them", len(sts))
 	race, err := e.raceIfSupported(c.Bool("race"))
 	if err != nil {

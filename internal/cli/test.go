@@ -32,12 +32,14 @@ environment, the same stages run against the reference solution instead.`,
 		Flags: append([]ucli.Flag{
 			&ucli.BoolFlag{Name: "solution", Usage: "test the reference solution instead of lab/"},
 			&ucli.StringFlag{Name: "stage", Usage: "test stages 01..`NN` instead of 01..current"},
+			verboseFlag,
 		}, slices.Concat(timeoutFlags(60*time.Second, 20*time.Second), raceFlags())...),
 		Action: func(c *ucli.Context) error {
 			e, err := loadEnv(io)
 			if err != nil {
 				return err
 			}
+			e.verbose = c.Bool("verbose")
 			return e.test(c.Context, testOptions{
 				solution: c.Bool("solution"),
 				stage:    c.String("stage"),
@@ -49,6 +51,12 @@ environment, the same stages run against the reference solution instead.`,
 		},
 	}
 }
+
+// verboseFlag is --verbose, shared by de test, de watch and de drill test:
+// every test and every failure in full, where the report otherwise shows
+// the first failure in full and folds the rest.
+var verboseFlag = &ucli.BoolFlag{Name: "verbose", Aliases: []string{"v"},
+	Usage: "print every test and every failure in full (otherwise: the first failure in full, the others on a line each, an earlier stage that passes as its count)"}
 
 // timeoutFlags are --timeout and --test-timeout, shared by de test, de
 // watch and de grade: how long a stage's test binary, and one of its
@@ -167,7 +175,7 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 	if err != nil {
 		return nil, upTo, err
 	}
-	live := newLiveLine(e.Stderr, e.style)
+	live := newLiveLine(e.Stderr, e.style, e.Getenv)
 	defer live.done()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -196,7 +204,7 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 		// The learner's runs confirm each pass through the suite's own
 		// report, as de grade does: a stage counts as passed only then.
 		opts := gotest.Options{Dir: e.root, Tags: passTags, Race: b.race, Timeout: o.timeout, TestTimeout: o.testTime, Background: i > 0,
-			Verdicts: run.Learner() && verdict.Supported()}
+			Verdicts: run.Learner() && verdict.Supported(), HaltOnRepeatedHang: true}
 		if b.rerun != nil {
 			opts.TestTimeout = b.rerun.TestTimeout(o.testTime)
 		}
@@ -207,6 +215,7 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 			part := live.part("go test -tags %s on %s (%s%s)", passTags, testreport.StageRange(b.stages), what, map[bool]string{true: ", -race"}[b.race])
 			defer part.end()
 			opts.OnTest, opts.OnStart = part.test, onStart
+			live.hangNotices(&opts)
 			results[i], errs[i] = gotest.RunPastCrashes(ctx, opts, e.cat.TestsByPackage(b.stages), func(pkg string, crashed []string) {
 				part.printf("%s crashed its test binary; running %s's other tests", strings.Join(crashed, ", "), path.Base(pkg))
 			})
@@ -332,7 +341,7 @@ func batches(stages []catalog.Stage, race, all bool) []batch {
 
 // printer returns a report printer for e's output.
 func (e *env) printer() *testreport.Printer {
-	return &testreport.Printer{W: e.Stdout, Style: e.style, Cat: e.cat}
+	return &testreport.Printer{W: e.Stdout, Style: e.style, Cat: e.cat, Verbose: e.verbose, Width: term.Width(e.Stdout, e.Getenv)}
 }
 
 // recordPassed records every stage of a run that passed against lab/ in
@@ -395,13 +404,15 @@ func (e *env) raceIfSupported(race bool) (bool, error) {
 
 // liveLine shows progress on a terminal while go test runs, on one line
 // that is rewritten and finally erased: a part for each go test running at
-// once, each with the tests it has finished. Off a terminal it prints
-// nothing, so logs stay clean. Its methods may be called from several
-// goroutines.
+// once, each with the tests it has finished, cut to the terminal's width
+// (a line that wraps leaves a copy behind at every redraw). Off a terminal
+// it prints nothing but its notices, so logs stay clean. Its methods may be
+// called from several goroutines.
 type liveLine struct {
 	mu     sync.Mutex
 	w      io.Writer
 	on     bool
+	width  func() int // the terminal's columns; 0 when unknown
 	hidden bool
 	parts  []*livePart
 }
@@ -414,7 +425,33 @@ type livePart struct {
 	ended bool
 }
 
-func newLiveLine(w io.Writer, s term.Style) *liveLine { return &liveLine{w: w, on: s.Color} }
+func newLiveLine(w io.Writer, s term.Style, getenv func(string) string) *liveLine {
+	return &liveLine{w: w, on: s.Color, width: func() int { return term.Width(w, getenv) }}
+}
+
+// notice prints a line that stays, above the live line on a terminal, and
+// on its own off one: what a learner must hear while the tests still run (a
+// test that hangs).
+func (l *liveLine) notice(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.on {
+		fmt.Fprint(l.w, "\r\x1b[K")
+	}
+	fmt.Fprintf(l.w, format+"\n", args...)
+	l.draw()
+}
+
+// hangNotices are the notices of a go test run's hangs: a test that has
+// run half its --test-timeout, and one stopped as hung.
+func (l *liveLine) hangNotices(o *gotest.Options) {
+	o.OnSlow = func(pkg, test string, ran time.Duration) {
+		l.notice("de: %s (%s) has run %v; at %v it is stopped as hung", test, path.Base(pkg), ran.Round(time.Second), o.TestTimeout)
+	}
+	o.OnStop = func(pkg, test string, limit time.Duration) {
+		l.notice("de: %s (%s) ran longer than %v and was stopped as hung; the stage's other tests run without it", test, path.Base(pkg), limit)
+	}
+}
 
 // part adds a part to the line, saying what is running.
 func (l *liveLine) part(format string, args ...any) *livePart {
@@ -484,7 +521,18 @@ func (l *liveLine) draw() {
 		fmt.Fprint(l.w, "\r\x1b[K")
 		return
 	}
-	fmt.Fprintf(l.w, "\r\x1b[Krunning %s …", strings.Join(running, "; "))
+	fmt.Fprintf(l.w, "\r\x1b[K%s", fit("running "+strings.Join(running, "; ")+" …", l.width()))
+}
+
+// fit cuts line to width columns less one (so that the cursor stays on
+// the line), ending it with "…"; width 0 (unknown) leaves it whole. Every
+// rune of a live line takes one column.
+func fit(line string, width int) string {
+	r := []rune(line)
+	if width <= 1 || len(r) < width {
+		return line
+	}
+	return string(r[:width-2]) + "…"
 }
 
 // done erases the line for good.

@@ -38,12 +38,14 @@ every --poll-interval.`,
 			&ucli.BoolFlag{Name: "poll", Usage: "check lab/ on an interval instead of using file-system events"},
 			&ucli.DurationFlag{Name: "poll-interval", Value: 500 * time.Millisecond, Usage: "how often --poll checks lab/"},
 			&ucli.DurationFlag{Name: "debounce", Value: 200 * time.Millisecond, Usage: "wait this long after the last change before re-running"},
+			verboseFlag,
 		}, slices.Concat(timeoutFlags(60*time.Second, 20*time.Second), raceFlags())...),
 		Action: func(c *ucli.Context) error {
 			e, err := loadEnv(io)
 			if err != nil {
 				return err
 			}
+			e.verbose = c.Bool("verbose")
 			if _, err := e.current(); err != nil {
 				return err
 			}

@@ -132,11 +132,21 @@ type Printer struct {
 	W     io.Writer
 	Style term.Style
 	Cat   *catalog.Catalog
+	// Verbose prints every test and every failure in full. Otherwise the
+	// few that matter come first: the first failure in full, the others on
+	// a line each, failures that stop at the same TODO as one, an earlier
+	// stage that passes as its count alone, and lines cut to Width.
+	Verbose bool
+	// Width is the widest a line of the report should be (a terminal's
+	// columns); 0 means 100.
+	Width int
 
 	failed                        bool
 	passed, skipped, total        int // total counts every test of the catalogue, run or not
 	firstFailure, shownBuildError string
 	printed                       map[string]bool // stage IDs already printed
+	shownFull                     bool            // a failure has been printed in full
+	folded                        int             // failures printed on one line
 }
 
 // Report prints every stage of run, the race detector's second pass, the
@@ -262,13 +272,19 @@ func (p *Printer) Stage(run *Run, st catalog.Stage) {
 				shownBuildError = pkg.BuildError
 			}
 		}
+		// An earlier stage that passes is its count; the current one, and a
+		// stage that fails, show each test.
+		quiet := !p.Verbose && st.ID() != run.Stages[0].ID() && pkg.OK() && len(notRun(docs, pkg)) == 0
+		todos := p.todoGroups(pkg.Tests)
 		var crashed string
 		for _, t := range pkg.Tests {
 			cert := certifies[t.Name]
 			switch t.Status {
 			case gotest.Pass:
 				passed++
-				p.printf("  %s %s %s\n", s.Green("✓"), t.Name, s.Dim(cert))
+				if !quiet {
+					p.printf("  %s %s\n", s.Green("✓"), p.cut(t.Name+" "+s.Dim(cert), 4))
+				}
 				continue
 			case gotest.Skip:
 				skipped++
@@ -283,6 +299,18 @@ func (p *Printer) Stage(run *Run, st catalog.Stage) {
 			if firstFailure == "" {
 				firstFailure = t.Name
 			}
+			if group, ok := todos[t.NotImplemented]; ok && t.NotImplemented != "" {
+				if group[0] == t.Name {
+					p.todoGroup(t, group, run.Tags, st)
+				}
+				continue
+			}
+			if p.shownFull && !p.Verbose && !t.Crashed {
+				p.folded++
+				p.printf("  %s %s\n", s.Red("✗"), p.cut(s.Bold(t.Name)+" "+s.Dim("— "+firstLine(t, pkg)), 4))
+				continue
+			}
+			p.shownFull = true
 			p.printf("  %s %s\n", s.Red("✗"), s.Bold(t.Name))
 			if cert != "" {
 				p.printf("      %s %s\n", s.Dim("certifies:"), cert)
@@ -303,6 +331,8 @@ func (p *Printer) Stage(run *Run, st catalog.Stage) {
 			allOK = false
 			why := "the test binary ended before them"
 			switch {
+			case pkg.Halted != "":
+				why = pkg.Halted
 			case crashed != "":
 				why = "the test binary died in " + crashed + " (above)"
 			case pkg.TimedOut != "" && !slices.ContainsFunc(pkg.Tests, func(t gotest.Test) bool { return t.Stopped }):
@@ -322,11 +352,104 @@ func (p *Printer) Stage(run *Run, st catalog.Stage) {
 	}
 }
 
+// todoGroups returns, for each skeleton TODO that two or more of tests
+// stopped at (failed as not implemented yet with the same message), the
+// names of those tests, in order; nil when Verbose.
+func (p *Printer) todoGroups(tests []gotest.Test) map[string][]string {
+	if p.Verbose {
+		return nil
+	}
+	byTODO := map[string][]string{}
+	for _, t := range tests {
+		if t.Status == gotest.Fail && t.NotImplemented != "" && !t.Crashed && !t.Hung && !t.Stopped {
+			byTODO[t.NotImplemented] = append(byTODO[t.NotImplemented], t.Name)
+		}
+	}
+	for todo, names := range byTODO {
+		if len(names) < 2 {
+			delete(byTODO, todo)
+		}
+	}
+	return byTODO
+}
+
+// todoGroup prints the tests that stopped at one skeleton TODO as one
+// failure: the TODO, their names, the command that re-runs the first.
+func (p *Printer) todoGroup(first gotest.Test, names []string, tags string, st catalog.Stage) {
+	s := p.Style
+	p.shownFull = true
+	p.printf("  %s %s\n", s.Red("✗"), s.Bold(fmt.Sprintf("%d tests stop at the same TODO", len(names))))
+	p.printf("      %s %s\n", s.Yellow("not implemented yet:"), first.NotImplemented)
+	p.printf("%s\n", indent(wrap(strings.Join(names, ", "), p.width()-6), "      "))
+	p.printf("      %s %s\n", s.Dim("re-run the first:"), s.Cyan(rerun(tags, first, st)))
+}
+
+// width is the widest a line should be: Width, or 100.
+func (p *Printer) width() int {
+	if p.Width > 0 {
+		return p.Width
+	}
+	return 100
+}
+
+// cut shortens text, printed after indent columns, to the width, unless
+// Verbose. It counts runes, escape codes included: a colored line may be
+// cut a little short, never too long.
+func (p *Printer) cut(text string, indent int) string {
+	max := p.width() - indent
+	r := []rune(text)
+	if p.Verbose || len(r) <= max || max < 10 {
+		return text
+	}
+	cut := string(r[:max-1]) + "…"
+	if p.Style.Color {
+		cut += "\x1b[0m" // close a color the cut left open
+	}
+	return cut
+}
+
+// firstLine is the one line that says why t failed: its crash or hang, its
+// TODO, or the first line it printed.
+func firstLine(t gotest.Test, pkg *gotest.Package) string {
+	switch {
+	case t.Stopped:
+		return "hung: it " + pkg.TimedOut
+	case t.Hung:
+		return "hung: still running when the stage " + pkg.TimedOut
+	case t.NotImplemented != "":
+		return "not implemented yet: " + t.NotImplemented
+	case len(t.Output) > 0:
+		return strings.TrimSpace(t.Output[0])
+	}
+	return "failed"
+}
+
+// wrap breaks text at spaces into lines of at most width runes.
+func wrap(text string, width int) string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		if line != "" && len([]rune(line))+1+len([]rune(w)) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
 // Summary prints what applies to the whole run (go's own errors, the lab's
 // findings) and the summary line, and reports whether everything passed.
 // Call it after Stage for every stage of the run.
 func (p *Printer) Summary(run *Run, target catalog.Stage) bool {
 	s := p.Style
+	if p.folded > 0 {
+		p.printf("\n%s\n", s.Dim(fmt.Sprintf("%d more %s on a line each; de test --verbose prints every one in full.",
+			p.folded, map[bool]string{true: "failure", false: "failures"}[p.folded == 1])))
+	}
 	allOK := !p.failed && len(run.Result.Errors) == 0
 	passed, total, firstFailure, shownBuildError := p.passed, p.total, p.firstFailure, p.shownBuildError
 	counts := fmt.Sprintf("%d/%d passed", passed, total)

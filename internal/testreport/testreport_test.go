@@ -65,11 +65,13 @@ func TestReports(t *testing.T) {
 	st1, st2 := cat.Stages[0], cat.Stages[1]
 	both := []catalog.Stage{st2, st1} // current first
 	cases := []struct {
-		name   string
-		run    *Run
-		target catalog.Stage
-		watch  []watch.Change // a de watch report of what changed, instead of a full one
-		ok     bool
+		name    string
+		run     *Run
+		target  catalog.Stage
+		watch   []watch.Change // a de watch report of what changed, instead of a full one
+		ok      bool
+		verbose bool // de test --verbose
+		width   int  // the terminal's columns
 	}{
 		{name: "all-pass", target: st2, ok: true, run: &Run{Tags: "lab", Stages: both, Result: &gotest.Result{Packages: []*gotest.Package{
 			pkg(st2, pass("TestRoutes"), pass("TestRaceFree")),
@@ -84,6 +86,22 @@ func TestReports(t *testing.T) {
 				gotest.Test{Name: "TestLate", Status: gotest.Fail, Output: []string{"late_test.go:33: Late() = (none)", "    want [e2 b@9=2]"}},
 				gotest.Test{Name: "TestOrder", Status: gotest.Fail, NotImplemented: "TODO: sort the results"},
 				gotest.Test{Name: "TestSkipped", Status: gotest.Skip}),
+		}}}},
+		{name: "failures-verbose", target: st1, verbose: true, run: &Run{Tags: "lab", Stages: both[1:], Result: &gotest.Result{Packages: []*gotest.Package{
+			pkg(st1, pass("TestFires"),
+				gotest.Test{Name: "TestLate", Status: gotest.Fail, Output: []string{"late_test.go:33: Late() = (none)", "    want [e2 b@9=2]"}},
+				gotest.Test{Name: "TestOrder", Status: gotest.Fail, NotImplemented: "TODO: sort the results"},
+				gotest.Test{Name: "TestSkipped", Status: gotest.Skip}),
+		}}}},
+		// A learner who jumped to stage 02: both stages' tests stop at
+		// their skeletons' TODOs. Each TODO once, with the tests it stops.
+		{name: "skeletons", target: st2, width: 60, run: &Run{Tags: "lab", Stages: both, Result: &gotest.Result{Packages: []*gotest.Package{
+			pkg(st2, gotest.Test{Name: "TestRoutes", Status: gotest.Fail, NotImplemented: "TODO: route each key to its worker"},
+				gotest.Test{Name: "TestRaceFree", Status: gotest.Fail, NotImplemented: "TODO: route each key to its worker"}),
+			pkg(st1, gotest.Test{Name: "TestFires", Status: gotest.Fail, NotImplemented: "TODO: NewProcessor"},
+				gotest.Test{Name: "TestLate", Status: gotest.Fail, NotImplemented: "TODO: NewProcessor"},
+				gotest.Test{Name: "TestOrder", Status: gotest.Fail, NotImplemented: "TODO: NewProcessor"},
+				gotest.Test{Name: "TestSkipped", Status: gotest.Fail, Output: []string{"a_test.go:12: AssignWindow(-1, 10) = (0, 10), want (-10, 0): floor, not truncation, for negative timestamps"}}),
 		}}}},
 		{name: "crash", target: st2, run: &Run{Tags: "lab", Stages: both, Result: &gotest.Result{Packages: []*gotest.Package{
 			pkg(st2, gotest.Test{Name: "TestRoutes", Status: gotest.Fail, Crashed: true,
@@ -136,7 +154,7 @@ func TestReports(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
-			p := &Printer{W: &out, Cat: cat}
+			p := &Printer{W: &out, Cat: cat, Verbose: c.verbose, Width: c.width}
 			var ok bool
 			if c.watch != nil {
 				ok = p.Changes(c.run, c.target, c.watch)
