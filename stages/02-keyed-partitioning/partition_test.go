@@ -59,6 +59,10 @@ func TestPartitionOfRejectsNonPositiveN(t *testing.T) {
 	for _, n := range []int{0, -1, -7} {
 		suite.MustPanic(t, fmt.Sprintf("PartitionOf(%q, %d)", "a", n), why, func() { PartitionOf("a", n) })
 		suite.MustPanic(t, fmt.Sprintf("WorkerAssignment([a b], %d)", n), why, func() { WorkerAssignment([]string{"a", "b"}, n) })
+		// With no key to place, the argument is as wrong: a check that only
+		// PartitionOf makes, key by key, never runs.
+		suite.MustPanic(t, fmt.Sprintf("WorkerAssignment([], %d)", n), why, func() { WorkerAssignment([]string{}, n) })
+		suite.MustPanic(t, fmt.Sprintf("WorkerAssignment(nil, %d)", n), why, func() { WorkerAssignment[int](nil, n) })
 	}
 }
 

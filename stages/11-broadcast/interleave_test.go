@@ -94,6 +94,17 @@ func TestReturnedSlicesAreTheCallers(t *testing.T) {
 			"RulesOn returns a new slice, never the broadcast state itself.", got)
 	}
 
+	// With one prefix the rules are one list, which is easy to hand out as
+	// it is: the caller's copy must be a copy all the same.
+	one := newRun(t, cfgOf(2, 0, 0))
+	one.do(rule(rl("a", 1, 0)), rule(rl("a", 5, 1)))
+	lone := one.b.RulesOn(0)
+	lone[0].Threshold = 99
+	if got := one.b.RulesOn(0); !slices.Equal(got, []Rule{rl("a", 1, 0), rl("a", 5, 1)}) {
+		t.Errorf("RulesOn(0) = %v after the caller changed a slice RulesOn returned, with rules of one prefix only;\n"+
+			"want the rules unchanged: RulesOn returns a new slice even when the rules are one list.", got)
+	}
+
 	r.do(ruleWM(100), rule(rl("b", 1, 1)), rule(rl("c", 1, 2)))
 	late := r.b.LateRules()
 	late[0].Prefix = "changed"

@@ -264,6 +264,33 @@ func TestAlertsOfOneCallAreOrdered(t *testing.T) {
 	r.expect(r.do(ruleWM(20)), want,
 		"One call's alerts come ordered by (End, Start, Key); a (key, window)'s first result before its correction\n"+
 			"(the order they were emitted in); and one result's alerts by the rules' prefixes.")
+
+	// Many held results at once: a first result and its correction have
+	// equal (End, Start, Key), and only a stable order keeps them apart (a
+	// small test never shows an unstable sort: below a dozen elements Go's
+	// sorts are stable by chance).
+	many := newRun(t, cfgOf(3, 0, 15))
+	many.do(rule(rl("", 1, 0)))
+	const keys = 40
+	for k := range keys {
+		many.do(event(ev(fmt.Sprintf("first-%02d", k), fmt.Sprintf("k%02d", k), 1, 1)))
+	}
+	many.do(eventWM(20))
+	for k := range keys {
+		many.do(event(ev(fmt.Sprintf("late-%02d", k), fmt.Sprintf("k%02d", k), 2, 1)))
+	}
+	got := many.do(ruleWM(20))
+	if len(got) != 2*keys {
+		t.Fatalf("AdvanceRuleWatermark(20) released %d alerts, want %d: each of %d keys' first result and its correction", len(got), 2*keys, keys)
+	}
+	for i := 0; i+1 < len(got); i += 2 {
+		first, corr := got[i].Result, got[i+1].Result
+		if first.Key != corr.Key || first.IsUpdate || !corr.IsUpdate {
+			t.Fatalf("alerts %d and %d of %d released at once are %v and %v; want key %s's first result, then its correction:\n"+
+				"sort the held results stably (slices.SortStableFunc), so that equal (End, Start, Key) keep the order they were\n"+
+				"emitted in. An unstable sort keeps it only while there are few of them.", i, i+1, len(got), first, corr, first.Key)
+		}
+	}
 }
 
 // TestFlushDecidesEverything certifies that Flush ends both inputs: every window fires, every pending alert is decided, the watermark is math.MaxInt64, and a rule stamped below it is late.
