@@ -37,6 +37,14 @@ type Run struct {
 	// Reruns are the passes that ran earlier stages' suites again on a
 	// later stage's code (catalog.Stage.Reruns), in the catalogue's order.
 	Reruns []RerunResult
+
+	rerun bool // a rerun pass's own Run: none of its stages is the current one
+}
+
+// current reports whether st is the stage the run is at (Stages[0]), whose
+// report is never folded.
+func (r *Run) current(st catalog.Stage) bool {
+	return !r.rerun && len(r.Stages) > 0 && st.ID() == r.Stages[0].ID()
 }
 
 // RerunResult is what one rerun pass reported.
@@ -214,7 +222,7 @@ func (p *Printer) RacePass(run *Run) {
 // a test that fails there fails the run. Call it after RacePass.
 func (p *Printer) Reruns(run *Run) {
 	for _, rr := range run.Reruns {
-		pass := &Run{Tags: rr.Tags, Stages: rr.Stages, Result: rr.Result}
+		pass := &Run{Tags: rr.Tags, Stages: rr.Stages, Result: rr.Result, rerun: true}
 		for _, st := range rr.Stages {
 			titled := st
 			titled.Title += ", on " + rr.On
@@ -274,7 +282,7 @@ func (p *Printer) Stage(run *Run, st catalog.Stage) {
 		}
 		// An earlier stage that passes is its count; the current one, and a
 		// stage that fails, show each test.
-		quiet := !p.Verbose && st.ID() != run.Stages[0].ID() && pkg.OK() && len(notRun(docs, pkg)) == 0
+		quiet := !p.Verbose && !run.current(st) && pkg.OK() && len(notRun(docs, pkg)) == 0
 		todos := p.todoGroups(pkg.Tests)
 		var crashed string
 		for _, t := range pkg.Tests {
@@ -300,7 +308,15 @@ func (p *Printer) Stage(run *Run, st catalog.Stage) {
 				firstFailure = t.Name
 			}
 			if group, ok := todos[t.NotImplemented]; ok && t.NotImplemented != "" {
-				if group[0] == t.Name {
+				switch {
+				case group[0] != t.Name:
+				case !run.current(st):
+					// An earlier stage's skeleton (a learner who jumped ahead):
+					// one line, its names left to --verbose.
+					p.folded++
+					p.printf("  %s %s\n", s.Red("✗"), p.cut(s.Bold(fmt.Sprintf("%d tests stop at the same TODO", len(group)))+" "+
+						s.Dim("— not implemented yet: "+t.NotImplemented), 4))
+				default:
 					p.todoGroup(t, group, run.Tags, st)
 				}
 				continue
