@@ -101,10 +101,14 @@ func runScripts(t *testing.T, dir string) {
 			return nil
 		},
 		// [root]: de runs as root, as de grade --as-user needs; [user:NAME]:
-		// the system has that user.
+		// the system has that user; [reference]: the course has its
+		// reference (a student template does not).
 		Condition: func(cond string) (bool, error) {
-			if cond == "root" {
+			switch cond {
+			case "root":
 				return os.Geteuid() == 0, nil
+			case "reference":
+				return coursedir.HasReference(root), nil
 			}
 			if name, ok := strings.CutPrefix(cond, "user:"); ok {
 				_, err := user.Lookup(name)

@@ -64,7 +64,10 @@ var Independent embed.FS
 // templateNote is put before the README of a template.
 const templateNote = `> **This is a student copy of the course.** The reference solution (solutions/) and the
 > catalogue of classic mistakes (mutants/) are not part of it, so ` + "`de solution`, `de test --solution`," + `
-> ` + "`de demo` and `de bench`" + ` say so instead of running; everything else works as the README says.
+> ` + "`de demo` and `de bench`" + ` say so instead of running, and a drill runs on your own engine once you
+> have passed the stages it builds on (` + "`de drill list`" + ` says which). Test your work with
+> ` + "`go run ./cmd/de test`" + `; ` + "`go test ./...`" + ` tests the course's own tooling, and passes here. The course's
+> test command below (` + "`go test -tags solution ./...`" + `) needs the reference: it is for the full course.
 > Your instructor grades with ` + "`de`" + ` built from the full course.
 
 `

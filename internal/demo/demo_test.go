@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flk-byo/course/internal/term"
+	"github.com/flk-byo/course/internal/testcourse"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ from the demos' output")
@@ -44,6 +45,7 @@ func TestDemosMatchGolden(t *testing.T) {
 }
 
 func TestDemoOptions(t *testing.T) {
+	testcourse.NeedsReference(t)
 	errStop := errors.New("stop")
 	for _, c := range []struct {
 		name    string

@@ -22,6 +22,7 @@ import (
 	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/similarity"
+	"github.com/flk-byo/course/internal/testcourse"
 )
 
 // readGlob reads the files matching glob, tests left out, by path.
@@ -145,6 +146,7 @@ func reshape(t *testing.T, srcs map[string][]byte, reorder, split bool) []byte {
 // well below it, as a whole and in every file large enough to be judged
 // alone (MinFileFingerprints).
 func TestCalibration(t *testing.T) {
+	testcourse.NeedsReference(t)
 	ref, refSet, base := corpus(t)
 	for _, c := range []struct {
 		name            string
@@ -186,6 +188,7 @@ func TestCalibration(t *testing.T) {
 // when it changed enough statements (drillMinFix) to tell: a one-setting
 // fix retyped is what any right answer looks like.
 func TestDrillCalibration(t *testing.T) {
+	testcourse.NeedsReference(t)
 	cat, err := catalog.Load(course.Stages())
 	require.NoError(t, err)
 	require.NoError(t, cat.LoadDrills(course.Drills()))

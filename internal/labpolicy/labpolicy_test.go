@@ -14,6 +14,7 @@ import (
 
 	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
+	"github.com/flk-byo/course/internal/testcourse"
 )
 
 var update = flag.Bool("update", false, "rewrite the want sections of testdata/*.txtar from what Check finds")
@@ -69,6 +70,7 @@ func TestCheck(t *testing.T) {
 // it), has no finding. A rule that
 // flags it would take points from correct work.
 func TestReferenceIsClean(t *testing.T) {
+	testcourse.NeedsReference(t)
 	files, err := filepath.Glob(filepath.Join("..", "..", "solutions", "*.go"))
 	require.NoError(t, err)
 	root := t.TempDir()

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flk-byo/course/internal/coursedir"
+	"github.com/flk-byo/course/internal/testcourse"
 )
 
 const good = `mistake: Add subtracts
@@ -213,6 +214,7 @@ func TestOfReadyStagesLeavesOutStagesBeingWritten(t *testing.T) {
 // mutant's find text present in today's reference: a cheap check that
 // runs with every go test. `de check --mutants` runs them.
 func TestCatalogueLoads(t *testing.T) {
+	testcourse.NeedsMutants(t)
 	root, err := coursedir.FindRoot(".")
 	require.NoError(t, err)
 	ms, err := Load(os.DirFS(filepath.Join(root, "mutants")))

@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flk-byo/course/internal/catalog"
+	"github.com/flk-byo/course/internal/testcourse"
 )
 
 // The course root and the reference, from this package's folder.
@@ -90,6 +91,7 @@ func plain(name string) bool {
 // A stage not ready yet may list its files before they exist, and a file it
 // lists counts as shown: its reference is written before its card is done.
 func TestEveryReferenceFileIsShown(t *testing.T) {
+	testcourse.NeedsReference(t)
 	ref := loadReference(t)
 	shown := map[string]bool{"doc.go": true} // the package comment alone
 	for _, st := range ref.cat.Stages {
@@ -129,6 +131,7 @@ func TestEveryReferenceFileIsShown(t *testing.T) {
 // that lists a file an earlier stage showed adds something to it: else it
 // would show nothing of it.
 func TestEveryRegionIsShownByItsStage(t *testing.T) {
+	testcourse.NeedsReference(t)
 	ref := loadReference(t)
 	for name, f := range ref.files {
 		for _, r := range f.Regions() {
@@ -162,6 +165,7 @@ func TestEveryRegionIsShownByItsStage(t *testing.T) {
 // solution: a region left out that the code still uses, or a region that
 // uses a later stage's code, fails here.
 func TestEveryViewCompiles(t *testing.T) {
+	testcourse.NeedsReference(t)
 	ref := loadReference(t)
 	imp := exportImporter(t)
 	for _, st := range ref.cat.Ready() {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/flk-byo/course/internal/testcourse"
 )
 
 func fingerprintsOf(t *testing.T, src string) Set {
@@ -51,6 +53,7 @@ func setOf(t *testing.T, srcs map[string][]byte) Set {
 // renamed, recommented and reformatted, is found whole in it; the skeleton
 // is the base and counts nothing.
 func TestShareSeesThroughRenamingAndReformatting(t *testing.T) {
+	testcourse.NeedsReference(t)
 	src, err := os.ReadFile("../../solutions/windows.go")
 	require.NoError(t, err)
 	skel := setOf(t, readGlob(t, "../../stages/01-windows/_skeleton/*.go"))
