@@ -230,10 +230,34 @@ func (e *env) grade(c *ucli.Context, format string) error {
 			fmt.Fprintf(e.Stderr, "de: warning: could not append to $GITHUB_STEP_SUMMARY: %v\n", err)
 		}
 	}
+	if err := e.recordGraded(c, r); err != nil {
+		return err
+	}
 	if r.Points < minPoints {
 		return quietFailure
 	}
 	return nil
+}
+
+// recordGraded records, when de grade graded the course it runs in (not
+// --course another), each stage or drill that earned every point with no
+// flag as passed in the progress file, as de test would have: a grade of
+// 100 opens de solution and the next stage as a pass of de test does.
+func (e *env) recordGraded(c *ucli.Context, r *grade.Report) error {
+	if c.String("course") != "" {
+		return nil
+	}
+	changed := false
+	for _, st := range r.Stages {
+		if st.Status == grade.Pass && st.Points == st.MaxPoints && !e.prog.Passed[st.Stage] {
+			e.prog.Passed[st.Stage] = true
+			changed = true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return e.prog.Save(e.root)
 }
 
 // renderReport renders r in format: text, json, junit or classroom.
