@@ -61,7 +61,7 @@ func RecordJob(t *testing.T, job Job) *Trace {
 	dir := suite.TempDir(t)
 	tr, out, err := Record(job.Command(dir), dir)
 	if errors.Is(err, ErrNoStrace) {
-		t.Skip(err)
+		suite.SkipUnsupported(t, err.Error())
 	}
 	if err != nil {
 		t.Fatalf("the job's uninterrupted run under strace: %v\nchild output:\n%s", err, out)

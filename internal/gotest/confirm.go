@@ -30,7 +30,12 @@ func confirm(res *Result, h *handler, records []verdict.Record, bad []error) {
 		}
 		for i := range p.Tests {
 			t := &p.Tests[i]
-			t.Confirmed, t.Unconfirmed, t.cut = false, "", false
+			t.Confirmed, t.Unconfirmed, t.cut, t.Unsupported = false, "", false, false
+			if t.Status == Skip {
+				v := reported[t.Name]
+				t.Unsupported = why == "" && len(v) == 1 && v[0] == verdict.Unsupported &&
+					h.starts[p.ImportPath][t.Name] == 1 && h.ends[p.ImportPath][t.Name] == 1
+			}
 			if t.Status != Pass {
 				continue
 			}

@@ -140,6 +140,9 @@ func TestVerdictsConfirmWhatTheSuiteReports(t *testing.T) {
 	}
 	assert.Equal(t, Fail, tests["TestFails"].Status)
 	assert.Equal(t, Skip, tests["TestSkips"].Status)
+	assert.False(t, tests["TestSkips"].Unsupported, "a plain skip is no test the system cannot run")
+	assert.Equal(t, Skip, tests["TestNeedsAnotherSystem"].Status)
+	assert.True(t, tests["TestNeedsAnotherSystem"].Unsupported, "suite.SkipUnsupported says the system cannot run it")
 	assert.False(t, tests["TestFails"].Confirmed)
 	assert.False(t, tests["TestNoRecover"].Confirmed)
 	assert.Contains(t, tests["TestNoRecover"].Unconfirmed, "does not list it")
@@ -171,7 +174,7 @@ func TestVerdictsIgnoreForgedOutput(t *testing.T) {
 // confirmed by a run that ends, the crashed test never is, and the one
 // after the crash is run and confirmed.
 func TestVerdictsPastACrash(t *testing.T) {
-	all := []string{"TestPasses", "TestFails", "TestSkips", "TestNoRecover", "TestForges", "TestCrashes", "TestAfter"}
+	all := []string{"TestPasses", "TestFails", "TestSkips", "TestNeedsAnotherSystem", "TestNoRecover", "TestForges", "TestCrashes", "TestAfter"}
 	res, err := RunPastCrashes(t.Context(), Options{Dir: "../..", Tags: "none", Packages: []string{"./internal/gotest/testdata/verdicts"},
 		Verdicts: true, Env: []string{"VERDICTS=crash"}}, func(string) []string { return all }, nil)
 	require.NoError(t, err)

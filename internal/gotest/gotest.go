@@ -125,6 +125,10 @@ type Test struct {
 	// Unconfirmed says, for a test whose output says it passed but that is
 	// not Confirmed, why not.
 	Unconfirmed string
+	// Unsupported is set, in a run with Options.Verdicts, for a skipped
+	// test whose suite reported that this system cannot run it
+	// (suite.SkipUnsupported), in a whole run: a grade leaves it out here.
+	Unsupported bool
 	// cut is set for an unconfirmed pass whose binary ended before its
 	// report: RunPastCrashes runs it again, for a run that ends.
 	cut bool

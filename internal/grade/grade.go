@@ -44,6 +44,9 @@ const (
 	Fail   Status = "fail"
 	Error  Status = "error"
 	Review Status = "review"
+	// Skip is a test this system cannot run (a torn write off Linux): it is
+	// left out of its stage's points, worth 0 of 0.
+	Skip Status = "skip"
 )
 
 // Report is the result of grading one tree. Its JSON form is the schema
@@ -559,10 +562,23 @@ func gradeStage(st catalog.Stage, docs []catalog.TestDoc, items []rerunItem, cha
 	case pkg.BuildError != "":
 		stageErr = "does not compile:\n" + strings.Join(limit(strings.Split(pkg.BuildError, "\n"), 20), "\n")
 	}
-	shares := Shares(st.Points, max(len(docs)+len(items), 1))
+	// A test this system cannot run (suite.SkipUnsupported: a torn write
+	// off Linux) is left out, its share going to the stage's other tests:
+	// a grade here counts what can be graded here.
+	unsupported := map[string]bool{}
+	if pkg != nil && stageErr == "" && stageReview == "" {
+		for _, t := range pkg.Tests {
+			if t.Unsupported && slices.ContainsFunc(docs, func(d catalog.TestDoc) bool { return d.Name == t.Name }) {
+				unsupported[t.Name] = true
+			}
+		}
+	}
+	sr.TestsTotal -= len(unsupported)
+	shares := Shares(st.Points, max(len(docs)+len(items)-len(unsupported), 1))
 	var tests []TestResult
-	for i, d := range docs {
-		tr := TestResult{Name: d.Name, TaskID: TaskID(st), Stage: st.ID(), MaxPoints: shares[i], Certifies: d.Certifies}
+	next := 0 // the next share to give
+	for _, d := range docs {
+		tr := TestResult{Name: d.Name, TaskID: TaskID(st), Stage: st.ID(), Certifies: d.Certifies}
 		var t *gotest.Test
 		if pkg != nil {
 			if j := slices.IndexFunc(pkg.Tests, func(t gotest.Test) bool { return t.Name == d.Name }); j >= 0 {
@@ -570,6 +586,15 @@ func gradeStage(st catalog.Stage, docs []catalog.TestDoc, items []rerunItem, cha
 				tr.Duration = t.Elapsed.Seconds()
 			}
 		}
+		if unsupported[d.Name] {
+			tr.Status = Skip
+			tr.Message = "not gradable on this system, and left out of the stage's points (its share goes to the stage's other tests); " +
+				"where it runs (CI, on Linux) it is graded: " + strings.Join(t.Output, " ")
+			tests = append(tests, tr)
+			continue
+		}
+		tr.MaxPoints = shares[next]
+		next++
 		switch {
 		case len(tampered) > 0 || len(imports) > 0:
 			tr.Status, tr.Message = Error, stageErr
@@ -596,7 +621,7 @@ func gradeStage(st catalog.Stage, docs []catalog.TestDoc, items []rerunItem, cha
 		case t.Status == gotest.Pass && !t.Confirmed:
 			tr.Status, tr.Message = Error, "not credited: its output says it passed, but "+t.Unconfirmed
 		case t.Status == gotest.Pass:
-			tr.Status, tr.Points = Pass, shares[i]
+			tr.Status, tr.Points = Pass, tr.MaxPoints
 			sr.TestsPassed++
 		case t.Status == gotest.Skip:
 			tr.Status, tr.Message = Fail, "skipped: a skipped test earns no credit"
@@ -614,7 +639,7 @@ func gradeStage(st catalog.Stage, docs []catalog.TestDoc, items []rerunItem, cha
 		tests = append(tests, tr)
 	}
 	for k, it := range items {
-		tr := TestResult{Name: it.name, TaskID: TaskID(st), Stage: st.ID(), MaxPoints: shares[len(docs)+k], Certifies: it.certifies}
+		tr := TestResult{Name: it.name, TaskID: TaskID(st), Stage: st.ID(), MaxPoints: shares[next+k], Certifies: it.certifies}
 		switch {
 		case stageErr != "":
 			tr.Status, tr.Message = Error, stageErr

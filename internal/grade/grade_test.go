@@ -271,6 +271,11 @@ func TestBuild(t *testing.T) {
 			p.Tests[0].Confirmed, p.Tests[0].Unconfirmed = false, "its output holds 2 starts and 2 results for it, not one of each"
 			return []*gotest.Package{p, allPass(st2, docs2)}
 		}, nil, nil, Error, 200 - Shares(100, len(docs1))[0], []Status{Error, Pass}},
+		{"a test this system cannot run is left out, its share to the others", func() []*gotest.Package {
+			p := allPass(st1, docs1)
+			p.Tests[0].Status, p.Tests[0].Confirmed, p.Tests[0].Unsupported = gotest.Skip, false, true
+			return []*gotest.Package{p, allPass(st2, docs2)}
+		}, nil, nil, Pass, 200, []Status{Pass, Pass}},
 		{"skip earns nothing", func() []*gotest.Package {
 			p := allPass(st1, docs1)
 			p.Tests[0].Status = gotest.Skip
@@ -339,11 +344,18 @@ func assertRenders(t *testing.T, r *Report) {
 	if err := xml.Unmarshal(buf.Bytes(), &suites); err != nil {
 		t.Fatalf("JUnit XML does not parse: %v", err)
 	}
-	failed := 0
+	failed, skipped := 0, 0
 	for _, tr := range r.Tests {
-		if tr.Status != Pass {
+		switch tr.Status {
+		case Pass:
+		case Skip:
+			skipped++
+		default:
 			failed++
 		}
+	}
+	if suites.Skipped != skipped {
+		t.Errorf("JUnit: %d skipped, want %d", suites.Skipped, skipped)
 	}
 	if suites.Tests != len(r.Tests) || suites.Failures+suites.Errors != failed || len(suites.Suites) != len(r.Stages) {
 		t.Errorf("JUnit: %d tests, %d failures, %d errors in %d suites; want %d tests, %d not passed, %d suites",

@@ -53,6 +53,8 @@ func JUnit(r *Report) junit.Testsuites {
 				tc.Failure = &junit.Result{Message: first, Type: "fail", Data: t.Message}
 			case Error, Review:
 				tc.Error = &junit.Result{Message: first, Type: string(t.Status), Data: t.Message}
+			case Skip:
+				tc.Skipped = &junit.Result{Message: first, Data: t.Message}
 			}
 			ts.AddTestcase(tc)
 		}
@@ -132,6 +134,8 @@ func WriteText(w io.Writer, r *Report, minPoints int, s term.Style) {
 			case Fail:
 				first, _, _ := strings.Cut(t.Message, "\n")
 				fmt.Fprintf(w, "  %s %-6s %s %s\n", s.Red("✗"), pts, t.Name, s.Dim(first))
+			case Skip:
+				fmt.Fprintf(w, "  %s %-6s %s %s\n", s.Yellow("-"), pts, t.Name, s.Dim("not gradable on this system: left out of the points"))
 			default:
 				fmt.Fprintf(w, "  %s %-6s %s\n", s.Red("!"), pts, t.Name)
 			}

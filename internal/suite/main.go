@@ -19,10 +19,24 @@ import (
 var channel = verdict.Open()
 
 // tracked holds the top-level tests that Recover saw end, in that order:
-// the tests whose verdicts Main reports.
+// the tests whose verdicts Main reports, and those that SkipUnsupported
+// skipped.
 var tracked struct {
 	sync.Mutex
-	tests []testing.TB
+	tests       []testing.TB
+	unsupported []testing.TB
+}
+
+// SkipUnsupported skips t because this system cannot run it (why says
+// what it needs, "needs Linux (…); CI runs it"), and tells de so: de grade
+// leaves such a test out of the stage's points on this system, instead of
+// counting it as lost, and CI, which can run it, grades it.
+func SkipUnsupported(t testing.TB, why string) {
+	t.Helper()
+	tracked.Lock()
+	tracked.unsupported = append(tracked.unsupported, t)
+	tracked.Unlock()
+	t.Skip(why)
 }
 
 // track records t, if it is a top-level test, for Main to report.
@@ -52,13 +66,15 @@ func Main(run func() int) {
 	_ = channel.Send(verdict.Record{Kind: verdict.Begin, Package: pkg})
 	code := run()
 	tracked.Lock()
-	tests := slices.Clone(tracked.tests)
+	tests, unsupported := slices.Clone(tracked.tests), slices.Clone(tracked.unsupported)
 	tracked.Unlock()
 	for _, t := range tests {
 		status := verdict.Pass
 		switch {
 		case t.Failed():
 			status = verdict.Fail
+		case t.Skipped() && slices.Contains(unsupported, t):
+			status = verdict.Unsupported
 		case t.Skipped():
 			status = verdict.Skip
 		}

@@ -50,11 +50,14 @@ const (
 	End   Kind = "end"
 )
 
-// The verdicts a Test record carries.
+// The verdicts a Test record carries. Unsupported is a skip because this
+// system cannot run the test (a torn write needs Linux's file size
+// limit): a grade leaves it out here, rather than counting it lost.
 const (
-	Pass = "pass"
-	Fail = "fail"
-	Skip = "skip"
+	Pass        = "pass"
+	Fail        = "fail"
+	Skip        = "skip"
+	Unsupported = "unsupported"
 )
 
 // Record is one message on the channel: one datagram of JSON.
@@ -66,7 +69,7 @@ type Record struct {
 	// process, and its records are judged together.
 	PID    int    `json:"pid"`
 	Test   string `json:"test,omitempty"`   // Test: the top-level test's name
-	Status string `json:"status,omitempty"` // Test: Pass, Fail or Skip
+	Status string `json:"status,omitempty"` // Test: Pass, Fail, Skip or Unsupported
 	Code   int    `json:"code"`             // End: the exit code the binary is about to exit with
 	Tests  int    `json:"tests"`            // End: how many Test records came before it
 }

@@ -74,7 +74,7 @@ func TestJobSurvivesTornWrites(t *testing.T) {
 		add(fmt.Sprintf("after a restart from checkpoint %d", c), crashPoint{StepStored, c}, crashPoint{tornWrite, rnd.IntN(smallest)})
 	}
 	if !suite.FileSizeCrashes {
-		t.Skip("needs Linux (a file size limit that kills the process mid-write); CI runs it")
+		suite.SkipUnsupported(t, "needs Linux (a file size limit that kills the process mid-write); CI runs it")
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -56,7 +56,7 @@ func TestSessionJobSurvivesTornWrites(t *testing.T) {
 		{"anywhere", rnd.Int64N(largest)},
 	}
 	if !suite.FileSizeCrashes {
-		t.Skip("needs Linux (a file size limit that kills the process mid-write); CI runs it")
+		suite.SkipUnsupported(t, "needs Linux (a file size limit that kills the process mid-write); CI runs it")
 	}
 	specFile := writeJobSpec(t, sc, capstoneIdle)
 	test := t.Name()

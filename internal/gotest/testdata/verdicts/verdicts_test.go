@@ -27,6 +27,12 @@ func TestSkips(t *testing.T) {
 	t.Skip("not here")
 }
 
+// TestNeedsAnotherSystem is one this system cannot run.
+func TestNeedsAnotherSystem(t *testing.T) {
+	defer suite.Recover(t)
+	suite.SkipUnsupported(t, "needs a system this is not; CI runs it")
+}
+
 // TestNoRecover passes, but never tells Main it ran.
 func TestNoRecover(t *testing.T) {}
 
