@@ -39,11 +39,11 @@ func NewHeapBackend() *HeapBackend {
 	return &HeapBackend{values: make(map[string][]byte)}
 }
 
-// Get returns the value stored under key. The value is the backend's: do
-// not change it.
+// Get returns a copy of the value stored under key.
 func (h *HeapBackend) Get(key []byte) ([]byte, bool, error) {
 	v, ok := h.values[string(key)]
-	return v, ok, nil
+	// A copy: the caller owns what Get returns, and may write into it.
+	return bytes.Clone(v), ok, nil
 }
 
 // Set stores a copy of value under a copy of key.

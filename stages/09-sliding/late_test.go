@@ -98,8 +98,9 @@ func TestRedeliveryChangesNothing(t *testing.T) {
 }
 
 // TestWatermarkAndCleanupSaturate certifies that e.TS − WatermarkDelay
-// saturates at math.MinInt64 and end + AllowedLateness at math.MaxInt64:
-// neither wraps around, which would fire or expire every window at once.
+// saturates at math.MinInt64, and end + AllowedLateness and a gap event's
+// ts + AllowedLateness at math.MaxInt64: none wraps around, which would
+// fire or expire every window at once, or send an event on time to Late.
 func TestWatermarkAndCleanupSaturate(t *testing.T) {
 	defer suite.Recover(t)
 	lo := int64(math.MinInt64 + 1000)
@@ -117,6 +118,18 @@ func TestWatermarkAndCleanupSaturate(t *testing.T) {
 	}, "With AllowedLateness math.MaxInt64, end + lateness saturates at math.MaxInt64: the windows never expire,\n"+
 		"so a@4 corrects both. A wrapped cleanup time would be negative, and a@4 late.")
 	r.ExpectLate(nil, "No window of a@4 can expire before the watermark reaches math.MaxInt64.")
+
+	// An event in a gap (Slide > Size) is late only if watermark > ts +
+	// AllowedLateness, and that sum saturates too: near math.MaxInt64 a
+	// wrapped one is negative, and an event on time would go to Late().
+	gap := int64(math.MaxInt64 - 12) // in the gap [MaxInt64−17, MaxInt64−7) of Size 10, Slide 20
+	r = newRun(t, SlidingConfig{Size: 10, Slide: 20, AllowedLateness: 100})
+	r.ProcessAll(ev("e1", "a", 1000, 1))
+	r.Expect("Process(e2 a@MaxInt64−12)", r.Process(ev("e2", "a", gap, 1)), []kit.Result{res("a", 1000, 1010, 1, 1)},
+		"a@MaxInt64−12 falls in a gap between windows: no window counts it, and, on time, it raises the watermark,\n"+
+			"which fires a@1000's window.")
+	r.ExpectLate(nil, "The watermark is 1000, far below MaxInt64−12 + 100 (saturated: math.MaxInt64), so a@MaxInt64−12 is\n"+
+		"not late, though no window counts it. A sum that wraps is negative, and every watermark is above it.")
 }
 
 // TestSlideEqualToSizeIsTumbling certifies that a SlidingProcessor with

@@ -93,7 +93,9 @@ func TestEqualStateGivesEqualSnapshots(t *testing.T) {
 
 // TestRestoreRejectsBadInput certifies that RestoreSlidingProcessor returns
 // a nil processor and an error, never a panic, for empty, truncated,
-// corrupted or foreign input, a tumbling Processor's snapshot included.
+// corrupted or foreign input, a tumbling Processor's snapshot included, and
+// for a snapshot whose checksum holds but which holds a window off the
+// slide's grid.
 func TestRestoreRejectsBadInput(t *testing.T) {
 	defer suite.Recover(t)
 	s := newSliding(t, SlidingConfig{Size: 10, Slide: 5, AllowedLateness: 5})
@@ -118,4 +120,23 @@ func TestRestoreRejectsBadInput(t *testing.T) {
 	}, windowtest.DamagedCopies(suite.Rand(t), good)...)
 	windowtest.CheckRefused(t, "RestoreSlidingProcessor(%s)", inputs, RestoreSlidingProcessor,
 		"check the magic, the version, the length\nand a checksum before trusting a byte.")
+
+	// A snapshot whose checksum holds, holding a window off the slide's grid:
+	// no processor writes one, and a restore must not take it. The suite
+	// moves the window [123456789500,123456790500) one millisecond along in
+	// your bytes, when it can read your format's values and checksum.
+	grid := newSliding(t, SlidingConfig{Size: 1000, Slide: 500})
+	grid.Process(ev("e1", "a", 123456789750, 1))
+	snap := snapshotOf(t, grid)
+	forged, ok := windowtest.ForgeValue(snap, 123456789500, 123456789501)
+	if !ok {
+		t.Logf("the suite found no window start it could move in this snapshot's format: a window off the grid is not tried")
+		return
+	}
+	if both, ok := windowtest.ForgeValue(forged, 123456790500, 123456790501); ok {
+		forged = both // its end too, where the format stores it
+	}
+	windowtest.CheckRefused(t, "RestoreSlidingProcessor(%s)", []windowtest.Damaged{
+		{What: "a snapshot whose checksum holds, with a window [123456789501,123456790501) off the slide's grid (Slide 500)", Input: forged},
+	}, RestoreSlidingProcessor, "a window starts at a multiple of Slide: one that does\nnot was written by no processor, whatever its checksum says.")
 }

@@ -5,6 +5,7 @@ package spillingstate
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"testing"
 
@@ -31,7 +32,8 @@ func scanAll(t testing.TB, b StateBackend, start, end []byte) []entry {
 // TestBackendContract certifies that both backends keep the StateBackend
 // contract: Get finds what Set stored (the empty value too) and the last
 // Set wins; Delete removes, and deleting a missing key is no error; the
-// backend keeps copies of the slices it is given; Scan visits exactly
+// backend keeps copies of the slices it is given, and what Get returns is
+// the caller's; Scan visits exactly
 // start ≤ key < end in ascending byte order (an empty end: no upper bound,
 // bytes above 0x7F and keys that are prefixes of others too) and returns
 // the first error its callback returns; and a backend restored from a
@@ -69,6 +71,16 @@ func TestBackendContract(t *testing.T) {
 				if err != nil || ok != c.ok || string(v) != c.want {
 					t.Fatalf("Get(%q) = %q, %v, %v; want %q, %v, nil (the last Set wins, Delete removes, the\n"+
 						"backend keeps its own copy of what Set was given)", c.key, v, ok, err, c.want, c.ok)
+				}
+			}
+			// What Get returns is the caller's: writing into it changes
+			// nothing in the backend (a value read from Pebble is Pebble's
+			// memory until its closer is closed, and then anyone's).
+			if v, _, err := b.Get([]byte("k1")); err == nil && len(v) > 0 {
+				v[0] = 'X'
+				if again, _, _ := b.Get([]byte("k1")); string(again) != "v1" {
+					t.Fatalf("Get(%q) = %q after the caller wrote into the slice an earlier Get returned; want %q:\n"+
+						"Get returns a copy the caller owns, never the backend's own memory.", "k1", again, "v1")
 				}
 			}
 			all := []entry{{"a", ""}, {"a\x00", "x"}, {"b", "2"}, {"k1", "v1"}, {"\x80", "high"}, {"\xff\xff", "top"}}
@@ -115,6 +127,15 @@ func TestBackendContract(t *testing.T) {
 			}
 			if err := b.Checkpoint(dir); err == nil {
 				t.Fatalf("Checkpoint(%s) = nil for a directory that exists, want an error", dir)
+			}
+			empty := newDir(t, "empty")
+			if err := os.Mkdir(empty, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Checkpoint(empty); err == nil {
+				t.Fatalf("Checkpoint(%s) = nil for an empty directory that exists, want an error: the directory must not\n"+
+					"exist yet (a job names a checkpoint only after Checkpoint returns; one that writes into an existing\n"+
+					"folder can mix its files with another's)", empty)
 			}
 		})
 	}
