@@ -34,8 +34,12 @@ type sealing struct {
 // checksums are the usual ones a snapshot is sealed with: CRC-32C and
 // CRC-32 (IEEE), big- and little-endian, and SHA-256.
 var checksums = []func([]byte) []byte{
-	func(b []byte) []byte { return binary.BigEndian.AppendUint32(nil, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli))) },
-	func(b []byte) []byte { return binary.LittleEndian.AppendUint32(nil, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli))) },
+	func(b []byte) []byte {
+		return binary.BigEndian.AppendUint32(nil, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)))
+	},
+	func(b []byte) []byte {
+		return binary.LittleEndian.AppendUint32(nil, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)))
+	},
 	func(b []byte) []byte { return binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(b)) },
 	func(b []byte) []byte { return binary.LittleEndian.AppendUint32(nil, crc32.ChecksumIEEE(b)) },
 	func(b []byte) []byte { s := sha256.Sum256(b); return s[:] },
