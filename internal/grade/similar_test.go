@@ -25,23 +25,6 @@ import (
 	"github.com/flk-byo/course/internal/testcourse"
 )
 
-// readGlob reads the files matching glob, tests left out, by path.
-func readGlob(t *testing.T, glob string) map[string][]byte {
-	t.Helper()
-	files, err := filepath.Glob(glob)
-	require.NoError(t, err)
-	out := map[string][]byte{}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		out[f] = data
-	}
-	return out
-}
-
 // setOf is the union of the fingerprints of srcs.
 func setOf(t *testing.T, srcs map[string][]byte) similarity.Set {
 	t.Helper()
@@ -58,11 +41,11 @@ func setOf(t *testing.T, srcs map[string][]byte) similarity.Set {
 // builds, and the Pebble backend), less the skeletons' base.
 func corpus(t *testing.T) (ref map[string][]byte, refSet, base similarity.Set) {
 	t.Helper()
-	ref = readGlob(t, "../../solutions/*.go")
-	for k, v := range readGlob(t, "../../solutions/pebblestate/*.go") {
+	ref = testcourse.Files(t, "../../solutions/*.go")
+	for k, v := range testcourse.Files(t, "../../solutions/pebblestate/*.go") {
 		ref[k] = v
 	}
-	base = setOf(t, readGlob(t, "../../stages/*/_skeleton/*.go"))
+	base = setOf(t, testcourse.Files(t, "../../stages/*/_skeleton/*.go"))
 	return ref, setOf(t, ref).Minus(base), base
 }
 
@@ -164,7 +147,7 @@ func TestCalibration(t *testing.T) {
 		assert.Greater(t, share, CopyThreshold+0.2, "the reference, %s, must still be found nearly whole", c.name)
 	}
 
-	indep := readGlob(t, "../../solutions/independent/*.go.txt")
+	indep := testcourse.Files(t, "../../solutions/independent/*.go.txt")
 	require.Greater(t, len(indep), 20, "the independent lab")
 	whole := setOf(t, indep).Minus(base)
 	t.Logf("the independent lab as a whole: %.2f of %d", similarity.Share(whole, refSet), len(whole))
@@ -206,7 +189,7 @@ func TestDrillCalibration(t *testing.T) {
 			root := t.TempDir()
 			job := filepath.Join(root, filepath.FromSlash(d.JobDir()))
 			require.NoError(t, os.MkdirAll(job, 0o755))
-			files := readGlob(t, c.from)
+			files := testcourse.Files(t, c.from)
 			require.NotEmpty(t, files, c.from)
 			for name, data := range files {
 				if c.noComments {

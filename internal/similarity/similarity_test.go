@@ -2,7 +2,6 @@ package similarity
 
 import (
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,23 +17,6 @@ func fingerprintsOf(t *testing.T, src string) Set {
 	fp, err := Fingerprints([]byte(src))
 	require.NoError(t, err)
 	return fp
-}
-
-// readGlob reads the files matching glob, tests left out, by path.
-func readGlob(t *testing.T, glob string) map[string][]byte {
-	t.Helper()
-	files, err := filepath.Glob(glob)
-	require.NoError(t, err)
-	out := map[string][]byte{}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		out[f] = data
-	}
-	return out
 }
 
 // setOf is the union of the fingerprints of srcs.
@@ -56,7 +38,7 @@ func TestShareSeesThroughRenamingAndReformatting(t *testing.T) {
 	testcourse.NeedsReference(t)
 	src, err := os.ReadFile("../../solutions/windows.go")
 	require.NoError(t, err)
-	skel := setOf(t, readGlob(t, "../../stages/01-windows/_skeleton/*.go"))
+	skel := setOf(t, testcourse.Files(t, "../../stages/01-windows/_skeleton/*.go"))
 	ref := fingerprintsOf(t, string(src)).Minus(skel)
 	disguised := string(src)
 	for old, repl := range map[string]string{"Processor": "Engine", "watermark": "wm", "windows": "open", "cleanupTime": "expiry", "advanceTo": "raise"} {

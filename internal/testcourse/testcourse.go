@@ -8,6 +8,7 @@ package testcourse
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/flk-byo/course/internal/coursedir"
@@ -36,4 +37,27 @@ func needs(t testing.TB, dir, what string) {
 	if fi, err := os.Stat(filepath.Join(root, dir)); err != nil || !fi.IsDir() {
 		t.Skipf("needs %s (%s/), which a student template does not have", what, dir)
 	}
+}
+
+// Files reads the files matching glob (tests left out, *_test.go), by
+// path: the sources a test measures, such as the reference's or the
+// independent lab's.
+func Files(t testing.TB, glob string) map[string][]byte {
+	t.Helper()
+	names, err := filepath.Glob(glob)
+	if err != nil {
+		t.Fatalf("testcourse: %v", err)
+	}
+	out := map[string][]byte{}
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatalf("testcourse: %v", err)
+		}
+		out[name] = data
+	}
+	return out
 }
