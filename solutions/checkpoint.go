@@ -161,8 +161,10 @@ func appendString(buf []byte, s string) []byte {
 // side output. It checks, in this order, the magic, the format version (an
 // unknown version is an error that says so), the length and the checksum,
 // and only then decodes. Empty, truncated, corrupted or otherwise invalid
-// input gives a nil Processor and an error, never a panic. The Processor
-// shares no memory with snapshot.
+// input gives a nil Processor and an error, never a panic; so does a
+// snapshot whose checksum holds but which holds what no processor writes
+// (a window off the WindowSize grid, or one its watermark has expired).
+// The Processor shares no memory with snapshot.
 func RestoreProcessor(snapshot []byte) (*Processor, error) {
 	//course:stage 10 forgetting seen IDs behind the watermark
 	if bytes.HasPrefix(snapshot, []byte(ttlSnapshotMagic)) {

@@ -378,8 +378,11 @@ func (pp *ParallelProcessor) Snapshot() ([]byte, error) {
 //
 // It returns a nil processor and an error if parallelism < 1,
 // maxParallelism < 1 or parallelism > maxParallelism; if maxParallelism is
-// not the one the snapshot was taken with (the error names both); or if
-// the snapshot is not one, or is truncated or corrupt. It never panics.
+// not the one the snapshot was taken with (the error names both); if the
+// snapshot is not one, or is truncated or corrupt; or if its checksum holds
+// but it holds what no processor writes (a key group outside
+// 0…maxParallelism−1, a config NewParallelProcessor refuses). It never
+// panics.
 func RestoreParallelProcessor(snapshot []byte, parallelism, maxParallelism int) (*ParallelProcessor, error) {
 	if err := checkParallelism(parallelism, maxParallelism); err != nil {
 		return nil, fmt.Errorf("rescaling: cannot restore: %w", err)

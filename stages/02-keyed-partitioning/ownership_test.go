@@ -31,7 +31,7 @@ func onlyEven(xs []rec) []rec {
 	return slices.DeleteFunc(slices.Clone(xs), func(x rec) bool { return !evenRec(x) })
 }
 
-// TestFromSliceCopiesItsInput certifies that FromSlice copies its input: editing the caller's slice afterwards changes neither the stream's elements nor anything built on it.
+// TestFromSliceCopiesItsInput certifies that FromSlice copies its input, of one element or many: editing the caller's slice afterwards changes neither the stream's elements nor anything built on it.
 func TestFromSliceCopiesItsInput(t *testing.T) {
 	defer suite.Recover(t)
 	r := suite.Rand(t)
@@ -64,9 +64,20 @@ func TestFromSliceCopiesItsInput(t *testing.T) {
 	if d := diffResults(wantFold, RunParallel(reduced)); d != "" {
 		t.Errorf("KeyBy(FromSlice(xs)).Reduce(concat, 3), planned before the test overwrote xs, then RunParallel: %s\n%s", d, why)
 	}
+
+	// A buffer of one record is the caller's too: a shortcut that keeps the
+	// caller's slice when there seems to be nothing to copy shares its array.
+	one := []rec{{Key: "solo", Seq: 0, Val: 7, Trail: "0"}}
+	wantOne := slices.Clone(one)
+	single := FromSlice(one)
+	one[0] = rec{Key: "edited", Seq: -1, Val: 1, Trail: "edited"}
+	if got := single.Collect(); !slices.Equal(got, wantOne) {
+		t.Errorf("s := FromSlice(xs) with one element; then the test overwrote it in xs. s.Collect() = %s\nwant %s\n%s",
+			showRecs(got), showRecs(wantOne), why)
+	}
 }
 
-// TestCollectReturnsASliceTheCallerOwns certifies that Collect returns a new slice on every call, of FromSlice, Map and Filter streams alike: editing it changes neither the stream, nor a second Collect, nor a chain or a reduction built on the stream.
+// TestCollectReturnsASliceTheCallerOwns certifies that Collect returns a new slice on every call, of FromSlice, Map and Filter streams alike, of one element or many: editing it changes neither the stream, nor a second Collect, nor a chain or a reduction built on the stream.
 func TestCollectReturnsASliceTheCallerOwns(t *testing.T) {
 	defer suite.Recover(t)
 	r := suite.Rand(t)
@@ -82,6 +93,12 @@ func TestCollectReturnsASliceTheCallerOwns(t *testing.T) {
 		{"Filter(FromSlice(xs), even)", func() *Stream[rec] { return Filter(base(), evenRec) }, onlyEven(xs)},
 		{"Filter(Map(FromSlice(xs), tag), even)", func() *Stream[rec] { return Filter(Map(base(), tagRec), evenRec) },
 			onlyEven(mapRecs(xs, tagRec))},
+		// One element is still the stream's: a shortcut that hands out the
+		// stream's own slice when there seems to be nothing to copy shares it.
+		{"FromSlice(xs[:1])", func() *Stream[rec] { return FromSlice(xs[:1]) }, slices.Clone(xs[:1])},
+		{"Map(FromSlice(xs[:1]), tag)", func() *Stream[rec] { return Map(FromSlice(xs[:1]), tagRec) }, mapRecs(xs[:1], tagRec)},
+		{"Filter(FromSlice(xs), is xs[0])", func() *Stream[rec] { return Filter(base(), func(r rec) bool { return r.Seq == 0 }) },
+			slices.Clone(xs[:1])},
 	} {
 		t.Run(c.chain, func(t *testing.T) {
 			defer suite.Recover(t)

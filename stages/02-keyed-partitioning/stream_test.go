@@ -298,13 +298,20 @@ func TestFirstElementIsInitialAccumulator(t *testing.T) {
 	}
 }
 
-// TestReduceRejectsNonPositiveParallelism certifies that a reduction with parallelism below 1 panics with a clear message, in Reduce or RunParallel.
+// TestReduceRejectsNonPositiveParallelism certifies that a reduction with parallelism below 1 panics with a clear message, in Reduce or RunParallel, over an empty stream too.
 func TestReduceRejectsNonPositiveParallelism(t *testing.T) {
 	defer suite.Recover(t)
 	keyed := KeyBy(FromSlice([]rec{{Key: "a", Val: 1}, {Key: "b", Val: 2}}), recKey)
+	// With no element to route, the argument is as wrong: a check made only
+	// on the way to a worker, or after a shortcut for an empty stream, never
+	// runs.
+	empty := KeyBy(FromSlice([]rec{}), recKey)
 	for _, p := range []int{0, -1, -4} {
 		suite.MustPanic(t, fmt.Sprintf("RunParallel(keyed.Reduce(sum, %d))", p), "a job needs at least one worker",
 			func() { RunParallel(keyed.Reduce(sumVals, p)) })
+		suite.MustPanic(t, fmt.Sprintf("RunParallel(KeyBy(FromSlice(no elements)).Reduce(sum, %d))", p),
+			"a job needs at least one worker, whether or not its input has elements",
+			func() { RunParallel(empty.Reduce(sumVals, p)) })
 	}
 }
 

@@ -141,7 +141,7 @@ func TestTruncatedSnapshotIsAnError(t *testing.T) {
 	}
 }
 
-// TestCorruptSnapshotIsAnError certifies that a snapshot with any byte changed (a seeded sample of the bytes past 4 KiB), or with bytes appended, is rejected with an error, never a panic.
+// TestCorruptSnapshotIsAnError certifies that a snapshot with any byte changed (a seeded sample of the bytes past 4 KiB), or with bytes appended, is rejected with an error, never a panic, and so is one whose checksum holds but which holds a window off the grid of WindowSize, a window not WindowSize long, or a window its watermark has expired.
 func TestCorruptSnapshotIsAnError(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
@@ -167,6 +167,48 @@ func TestCorruptSnapshotIsAnError(t *testing.T) {
 			}
 		}
 	}
+
+	// A snapshot whose checksum holds, holding what no processor writes. The
+	// suite cannot know your layout: it moves one value in your bytes and
+	// seals them again when it can read your format's values and checksum
+	// (windowtest.ForgeValue), and where it cannot, it says so and tries
+	// nothing. The processor's one window is [123456789000,123456790000) and
+	// its watermark 123456789650, values found nowhere else in its state.
+	p := newProcessor(t, Config{WindowSize: 1000, WatermarkDelay: 100})
+	p.Process(ev("e1", "a", 123456789750, 1))
+	good := snapshotOf(t, p)
+	offGrid := "a snapshot whose checksum holds, with its window moved to [123456789001,123456790001), off the grid of WindowSize 1000"
+	var forged []windowtest.Damaged
+	end, endOK := windowtest.ForgeValue(good, 123456790000, 123456790001)
+	if f, ok := windowtest.ForgeValue(good, 123456789000, 123456789001); ok {
+		if both, ok := windowtest.ForgeValue(f, 123456790000, 123456790001); ok {
+			f = both // its end too, where the format stores it
+		}
+		forged = append(forged, windowtest.Damaged{What: offGrid, Input: f})
+		if endOK { // a format that stores both bounds: the end alone moved
+			forged = append(forged, windowtest.Damaged{
+				What:  "a snapshot whose checksum holds, with its window's end moved: [123456789000,123456790001), 1001 ms long with WindowSize 1000",
+				Input: end,
+			})
+		}
+	} else if endOK {
+		forged = append(forged, windowtest.Damaged{What: offGrid, Input: end}) // a format that stores the end alone
+	}
+	if f, ok := windowtest.ForgeValue(good, 123456789650, 123456790000); ok {
+		forged = append(forged, windowtest.Damaged{
+			What:  "a snapshot whose checksum holds, with its watermark moved from 123456789650 to 123456790000, where its window [123456789000,123456790000) has expired (AllowedLateness 0)",
+			Input: f,
+		})
+	}
+	if len(forged) == 0 {
+		t.Logf("the suite found no window bound or watermark it could move in this snapshot's format: forged snapshots are not tried")
+		return
+	}
+	windowtest.CheckRefused(t, "RestoreProcessor(%s)", forged, RestoreProcessor,
+		"no processor writes that state. A window starts at a multiple\n"+
+			"of WindowSize and is WindowSize long, and a window the watermark has expired (watermark ≥ end +\n"+
+			"AllowedLateness) is gone: kept, it never fires, and its counts are lost without a word. The checksum proves\n"+
+			"the bytes are the ones written, not that the writer was right: check what you decode too.")
 }
 
 // TestMalformedInputIsAnError certifies that nil, empty, too-short, wrong-magic and garbage input is rejected with an error, never a panic.

@@ -19,7 +19,9 @@ import (
 // cutConfigs are the configurations the restore-and-continue tests run, each
 // with the disorder of its input. The disorder is above the delay, so that
 // some events arrive behind the watermark: corrections (IsUpdate) within the
-// allowed lateness, side output beyond it.
+// allowed lateness, side output beyond it. The last one's lateness is so
+// large that end + AllowedLateness overflows: its windows take corrections
+// until Flush, and an expiry check that does not saturate refuses them.
 var cutConfigs = []struct {
 	cfg   Config
 	bound int64
@@ -28,6 +30,7 @@ var cutConfigs = []struct {
 	{Config{WindowSize: 100, WatermarkDelay: 30, AllowedLateness: 150}, 250},
 	{Config{WindowSize: 37, WatermarkDelay: 10, AllowedLateness: 1000}, 120},
 	{Config{WindowSize: 1000, WatermarkDelay: 200, AllowedLateness: 300}, 900},
+	{Config{WindowSize: 100, WatermarkDelay: 30, AllowedLateness: math.MaxInt64}, 250},
 }
 
 // cutEvents is the number of events of each restore-and-continue input.

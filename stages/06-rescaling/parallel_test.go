@@ -118,7 +118,10 @@ func TestLateOutputKeepsArrivalOrderAcrossSubtasks(t *testing.T) {
 
 // parallelConfigs are the window configurations of the randomised parallel
 // tests, each with the disorder of its input. The second has disorder above
-// the delay and allowed lateness: corrections and late events happen.
+// the delay and allowed lateness: corrections and late events happen. The
+// third's lateness is so large that end + AllowedLateness overflows: every
+// window takes corrections until Flush, and a restore whose expiry check
+// does not saturate refuses its state.
 var parallelConfigs = []struct {
 	name  string
 	cfg   Config
@@ -126,6 +129,7 @@ var parallelConfigs = []struct {
 }{
 	{"in-delay", Config{WindowSize: 100, WatermarkDelay: 50}, 50},
 	{"lateness", Config{WindowSize: 100, WatermarkDelay: 30, AllowedLateness: 150}, 250},
+	{"huge-lateness", Config{WindowSize: 100, WatermarkDelay: 30, AllowedLateness: math.MaxInt64}, 250},
 }
 
 // parallelKeys are the keys of the randomised tests: enough to spread over

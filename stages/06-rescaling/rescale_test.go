@@ -400,7 +400,7 @@ func TestRestoreRejectsInvalidParallelism(t *testing.T) {
 	restoreOf(t, snap, maxP, maxP) // parallelism = maxParallelism is the most there can be
 }
 
-// TestRestoreRejectsCorruptSnapshot certifies that RestoreParallelProcessor returns an error, never a panic or a processor, for nil, garbage, every truncation and every single changed byte of a snapshot (a seeded sample of them past 4 KiB).
+// TestRestoreRejectsCorruptSnapshot certifies that RestoreParallelProcessor returns an error, never a panic or a processor, for nil, garbage, every truncation and every single changed byte of a snapshot (a seeded sample of them past 4 KiB), and for a snapshot whose checksum holds but which holds a key group outside 0…maxParallelism−1 or a window config NewParallelProcessor refuses.
 func TestRestoreRejectsCorruptSnapshot(t *testing.T) {
 	defer suite.Recover(t)
 	const maxP = 16
@@ -451,4 +451,57 @@ func TestRestoreRejectsCorruptSnapshot(t *testing.T) {
 				"restored as different state.", call, got, err)
 		}
 	}
+	checkForgedSnapshotsRefused(t)
+}
+
+// checkForgedSnapshotsRefused fails t unless RestoreParallelProcessor
+// refuses, without panicking, a snapshot whose checksum holds but which
+// holds what no processor writes: a key group at or above maxParallelism,
+// or a window config NewParallelProcessor refuses, in a snapshot with no
+// key group yet, where no key group's state can give it away.
+//
+// The suite cannot know your layout: it moves one value in your bytes and
+// seals them again when it can read your format's values and checksum
+// (windowtest.ForgeValue), and where it cannot, it says so and tries
+// nothing.
+func checkForgedSnapshotsRefused(t *testing.T) {
+	t.Helper()
+	const maxP = 32768
+	// The first key whose key group takes 5 digits, 3 bytes as a varint:
+	// a value found nowhere else in the snapshot. Moved up by maxP, it keeps
+	// its length in every usual encoding.
+	key := ""
+	for i := 0; key == ""; i++ {
+		if k := fmt.Sprintf("k%d", i); wantKeyGroup(k, maxP) >= 16384 {
+			key = k
+		}
+	}
+	kg := wantKeyGroup(key, maxP)
+	pp := newParallel(t, ParallelConfig{Processor: Config{WindowSize: 100}, Parallelism: 2, MaxParallelism: maxP})
+	pp.Process(windowtest.Ev("e1", key, 50, 1))
+	var forged []windowtest.Damaged
+	if f, ok := windowtest.ForgeValue(snapshotOf(t, pp), int64(kg), int64(kg+maxP)); ok {
+		forged = append(forged, windowtest.Damaged{
+			What:  fmt.Sprintf("a snapshot whose checksum holds, with the state of key group %d (key %q) moved to key group %d, past the last, %d", kg, key, kg+maxP, maxP-1),
+			Input: f,
+		})
+	}
+	const size = 123456789
+	empty := newParallel(t, ParallelConfig{Processor: Config{WindowSize: size}, Parallelism: 2, MaxParallelism: maxP})
+	if f, ok := windowtest.ForgeValue(snapshotOf(t, empty), size, -size); ok {
+		forged = append(forged, windowtest.Damaged{
+			What:  fmt.Sprintf("a new processor's snapshot whose checksum holds, with WindowSize %d instead of %d", -size, size),
+			Input: f,
+		})
+	}
+	if len(forged) == 0 {
+		t.Logf("the suite found no key group or WindowSize it could change in this snapshot's format: forged snapshots are not tried")
+		return
+	}
+	windowtest.CheckRefused(t, "RestoreParallelProcessor(%s, 2, 32768)", forged,
+		func(b []byte) (*ParallelProcessor, error) { return RestoreParallelProcessor(b, 2, maxP) },
+		"no processor writes that state. Key groups\n"+
+			"are 0…maxParallelism−1, and NewParallelProcessor refuses a WindowSize below 1: check every key group's number\n"+
+			"before you look up its subtask, and the config itself, not only through the key groups' state (a snapshot\n"+
+			"may have none). The checksum proves the bytes are the ones written, not that the writer was right.")
 }

@@ -208,12 +208,13 @@ func TestLateAndKeysOnReturnSlicesTheCallerOwns(t *testing.T) {
 	}
 }
 
-// TestEqualParallelStateGivesEqualBytes certifies that two parallel processors given the same calls at the same parallelism snapshot to the same bytes after every call, and a processor restored at the parallelism it was snapshotted at snapshots to the bytes it was restored from.
+// TestEqualParallelStateGivesEqualBytes certifies that two parallel processors given the same calls at the same parallelism snapshot to the same bytes after every call, so do two given the same events in two delivery orders within the delay, and a processor restored at the parallelism it was snapshotted at snapshots to the bytes it was restored from.
 func TestEqualParallelStateGivesEqualBytes(t *testing.T) {
 	defer suite.Recover(t)
 	pc := parallelConfigs[1]
 	const maxP = 16
-	ops := genOps(suite.Rand(t), pc.cfg, parallelKeys, 80, pc.bound)
+	rnd := suite.Rand(t)
+	ops := genOps(rnd, pc.cfg, parallelKeys, 80, pc.bound)
 	for _, p := range []int{1, 3, maxP} {
 		cfg := ParallelConfig{Processor: pc.cfg, Parallelism: p, MaxParallelism: maxP}
 		p1, p2 := newParallel(t, cfg), newParallel(t, cfg)
@@ -236,6 +237,43 @@ func TestEqualParallelStateGivesEqualBytes(t *testing.T) {
 					"the same bytes. A difference means the restore lost or changed something (a key group, a window, a\n"+
 					"seen ID, the watermark), or the encoding depends on map order.", p, i+1, p, maxP, suite.ByteDiff(a, again))
 			}
+		}
+	}
+
+	// Two delivery orders of the same events, their disorder within the
+	// delay: no event is late, so both processors end in the same state (the
+	// same watermark, and in every key group the same windows, sums and seen
+	// IDs). Every key's first event has the same timestamp, delivered in one
+	// order and then in the reverse one, so that the key groups see their
+	// first events in two different orders.
+	cfg := parallelConfigs[0].cfg // disorder within the delay
+	var firsts []kit.Event
+	for i, k := range parallelKeys {
+		firsts = append(firsts, windowtest.Ev("first-"+k, k, 0, int64(i+1)))
+	}
+	rest := kit.RandomEvents(rnd, 150, parallelKeys, 0, 2000)
+	var orders [2][]kit.Event
+	for i := range orders {
+		orders[i] = append(slices.Clone(firsts), kit.WithDuplicates(rnd, kit.BoundedShuffle(rnd, rest, cfg.WatermarkDelay), 0.3)...)
+	}
+	slices.Reverse(orders[1][:len(firsts)])
+	for _, p := range []int{1, 3, maxP} {
+		var snaps [2][]byte
+		for i, order := range orders {
+			pp := newParallel(t, ParallelConfig{Processor: cfg, Parallelism: p, MaxParallelism: maxP})
+			for _, e := range order {
+				pp.Process(e)
+			}
+			snaps[i] = snapshotOf(t, pp)
+		}
+		if !bytes.Equal(snaps[0], snaps[1]) {
+			t.Fatalf("At parallelism %d, two delivery orders of the same %d events (disorder within the delay, some duplicated)\n"+
+				"gave different snapshots:\n%s\nBoth processors have the same watermark and, in every key group, the same windows,\n"+
+				"counts, sums and seen IDs: equal state, so equal bytes. The keys' first events (all at 0 ms) came in one\n"+
+				"order, then in the reverse one: write the key groups, and everything in them, in a canonical order (sorted),\n"+
+				"never in the order they were first seen.\nfirst order:  %s\nsecond order: %s",
+				p, len(firsts)+len(rest), suite.ByteDiff(snaps[0], snaps[1]),
+				windowtest.FmtEvents(orders[0][:len(firsts)+3]), windowtest.FmtEvents(orders[1][:len(firsts)+3]))
 		}
 	}
 }

@@ -46,8 +46,11 @@ func (p *Processor) Snapshot() ([]byte, error) {
 //
 // and only then decodes. Any invalid input (nil, empty, garbage, any
 // prefix of a snapshot, any changed byte) returns a nil Processor and an
-// error: never a panic, never a Processor with different state. The
-// returned Processor shares no memory with snapshot.
+// error: never a panic, never a Processor with different state. So does a
+// snapshot whose checksum holds but which holds what no processor writes:
+// a window that does not start at a multiple of WindowSize or is not
+// WindowSize long, or one its watermark has expired (watermark ≥ end +
+// AllowedLateness). The returned Processor shares no memory with snapshot.
 func RestoreProcessor(snapshot []byte) (*Processor, error) {
 	panic("TODO: check magic, then version, then checksum; then decode the state into a new Processor")
 }

@@ -155,7 +155,10 @@ func (pp *ParallelProcessor) Snapshot() ([]byte, error) {
 //   - if maxParallelism differs from the one the snapshot was taken with:
 //     keys would land in other key groups than their state. The message
 //     names both values and says that maxParallelism is fixed;
-//   - if snapshot is not a parallel snapshot, or is truncated or corrupt.
+//   - if snapshot is not a parallel snapshot, or is truncated or corrupt;
+//   - if its checksum holds but it holds what no processor writes: a key
+//     group outside 0…maxParallelism−1, or a window config
+//     NewParallelProcessor refuses.
 func RestoreParallelProcessor(snapshot []byte, parallelism, maxParallelism int) (*ParallelProcessor, error) {
 	panic("TODO: check the arguments and the bytes, refuse another maxParallelism, then place each key group on its new subtask")
 }
