@@ -11,7 +11,7 @@ import (
 	"github.com/flk-byo/course/kit"
 )
 
-// TestRunJobRejectsInvalidConfig certifies that RunJob returns an error, and commits nothing, for a checkpoint interval below 1, an invalid processor config or an empty Dir.
+// TestRunJobRejectsInvalidConfig certifies that RunJob returns an error, and commits nothing, for a checkpoint interval below 1, an invalid processor config or an empty Dir, whether it would start fresh or resume from a checkpoint.
 func TestRunJobRejectsInvalidConfig(t *testing.T) {
 	defer suite.Recover(t)
 	source := []kit.Event{{ID: "e1", Key: "a", TS: 5, Value: 1}, {ID: "e2", Key: "a", TS: 250, Value: 2}}
@@ -42,6 +42,38 @@ func TestRunJobRejectsInvalidConfig(t *testing.T) {
 			if !c.noDir {
 				expectCommitted(t, dir, "after RunJob with an invalid config", nil, "a job that cannot start commits nothing")
 			}
+		})
+	}
+
+	// The same configs on a Dir the job would resume from: a finished run's.
+	// A check made only on the fresh start, next to NewProcessor, lets a
+	// restarted job run on with a bad interval (on a finished Dir, with
+	// nothing left to read, it even returns nil).
+	for _, c := range []struct {
+		name  string
+		cfg   Config
+		every int
+		why   string
+	}{
+		{"CheckpointEvery 0", valid, 0, "a checkpoint after every 0 events is no interval at all, for a resumed job too"},
+		{"WindowSize 0", Config{WindowSize: 0}, 1, "the processor config is invalid (NewProcessor rejects it), whatever the checkpoint holds"},
+	} {
+		t.Run("resuming, "+c.name, func(t *testing.T) {
+			defer suite.Recover(t)
+			dir := suite.TempDir(t)
+			if err := RunJob(JobConfig{Processor: valid, Dir: dir, CheckpointEvery: 1}, source); err != nil {
+				t.Fatalf("RunJob(a valid config) = %v, want nil", err)
+			}
+			done, err := ReadCommitted(dir)
+			if err != nil {
+				t.Fatalf("ReadCommitted after a finished run = %v, want its results", err)
+			}
+			cfg := JobConfig{Processor: c.cfg, Dir: dir, CheckpointEvery: c.every}
+			if err := RunJob(cfg, source); err == nil {
+				t.Errorf("RunJob(%+v) on a Dir whose run finished = nil, want an error: %s. Check the config before\n"+
+					"you look for a checkpoint, not only on the path that starts fresh: a restart is where a bad deploy shows.", cfg, c.why)
+			}
+			expectCommitted(t, dir, "after RunJob with an invalid config on a finished Dir", done, "a job that cannot start commits nothing more")
 		})
 	}
 }

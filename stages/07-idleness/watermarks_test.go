@@ -123,7 +123,7 @@ func TestSilentPartitionPinsWatermarkWithoutIdleness(t *testing.T) {
 	})
 }
 
-// TestIdlePartitionDropsOutOfTheMin certifies that a partition silent for more than IdleTimeout of processing time (strictly more) stops holding the combined watermark back.
+// TestIdlePartitionDropsOutOfTheMin certifies that a partition silent for more than IdleTimeout of processing time (strictly more) stops holding the combined watermark back, and one silent for less never does, up to the largest IdleTimeout.
 func TestIdlePartitionDropsOutOfTheMin(t *testing.T) {
 	defer suite.Recover(t)
 	r := newWMRun(t, WatermarkConfig{Partitions: 3, OutOfOrderness: 1_000, IdleTimeout: time.Minute})
@@ -143,6 +143,19 @@ func TestIdlePartitionDropsOutOfTheMin(t *testing.T) {
 	r.expectCurrent(49_000, "partition 0 is idle: it leaves the min, which is now over partitions 1 and 2 (49000 and 59000).\n"+
 		"Keeping an idle partition in the min is exactly the bug idleness exists to fix")
 	r.expectIdle(1, false, "partition 1 spoke 30 s ago")
+
+	// The largest timeout, math.MaxInt64 nanoseconds (about 292 years): a
+	// deadline "last activity + IdleTimeout" in int64 nanoseconds since 1970
+	// wraps round to the past, and every partition looks idle at once.
+	r = newWMRun(t, WatermarkConfig{Partitions: 2, OutOfOrderness: 1_000, IdleTimeout: math.MaxInt64})
+	r.observe(0, 10_000)
+	r.advance(24 * time.Hour)
+	r.observe(1, 20_000)
+	const why = "with IdleTimeout math.MaxInt64 ns (about 292 years), a partition silent for a day is far from idle:\n" +
+		"now − last activity (24h) is not more than IdleTimeout. Compute that difference and compare it; a deadline\n" +
+		"last activity + IdleTimeout, added up in int64 nanoseconds, wraps round into the past and makes every partition idle"
+	r.expectIdle(0, false, why)
+	r.expectCurrent(9_000, "partition 0 is not idle, so it still holds the min at 10000 − 1000: "+why)
 }
 
 // TestIdlenessIsMeasuredInProcessingTime certifies that idleness depends only on processing time since a partition's last event, never on event time.
@@ -440,42 +453,48 @@ func TestPartitionWatermarkSaturatesAtInt64Edges(t *testing.T) {
 	}
 }
 
-// TestUnknownPartitionPanics certifies that Observe and Idle panic with a message naming the partition and the valid range when it is outside 0 … Partitions−1.
+// TestUnknownPartitionPanics certifies that Observe and Idle panic with a message naming the partition and the valid range when it is outside 0 … Partitions−1, with idleness on or off.
 //
 // An event from a partition that does not exist is a wiring bug: silently
-// dropping or growing would hide it.
+// dropping or growing would hide it. With IdleTimeout 0 no partition is
+// ever idle, but a partition that does not exist is still not one of them.
 func TestUnknownPartitionPanics(t *testing.T) {
 	defer suite.Recover(t)
-	clock := kit.NewManualClock(t0)
-	w := newWatermarks(t, WatermarkConfig{Partitions: 5, IdleTimeout: time.Second}, clock)
-	for _, c := range []struct {
-		call string
-		part int
-		fn   func()
-	}{
-		{"Observe(9, 100)", 9, func() { w.Observe(9, 100) }},
-		{"Observe(-1, 100)", -1, func() { w.Observe(-1, 100) }},
-		{"Idle(7)", 7, func() { w.Idle(7) }},
-	} {
-		msg, panicked := panicOf(c.fn)
-		switch {
-		case strings.HasPrefix(msg, "TODO"):
-			panic(msg) // not implemented yet: let suite.Recover say so
-		case !panicked:
-			t.Errorf("%s with 5 partitions (0 … 4) returned normally; want a panic: partition %d does not exist, and\n"+
-				"an event from it is a bug in the wiring, not data to drop or to count", c.call, c.part)
-		case !strings.Contains(msg, fmt.Sprint(c.part)):
-			t.Errorf("%s panicked with %q; want a message that names partition %d (and the valid range), so that\n"+
-				"whoever wired the sources can tell which one is wrong", c.call, msg, c.part)
-		case !strings.Contains(msg, "4") && !strings.Contains(msg, "5"):
-			t.Errorf("%s panicked with %q; want a message that also gives the valid range (0 … 4, or 5 partitions),\n"+
-				"so that whoever wired the sources can tell what would have been right", c.call, msg)
+	for _, timeout := range []time.Duration{time.Second, 0} {
+		clock := kit.NewManualClock(t0)
+		w := newWatermarks(t, WatermarkConfig{Partitions: 5, IdleTimeout: timeout}, clock)
+		for _, c := range []struct {
+			call string
+			part int
+			fn   func()
+		}{
+			{"Observe(9, 100)", 9, func() { w.Observe(9, 100) }},
+			{"Observe(-1, 100)", -1, func() { w.Observe(-1, 100) }},
+			{"Idle(7)", 7, func() { w.Idle(7) }},
+			{"Idle(-2)", -2, func() { w.Idle(-2) }},
+		} {
+			msg, panicked := panicOf(c.fn)
+			switch {
+			case strings.HasPrefix(msg, "TODO"):
+				panic(msg) // not implemented yet: let suite.Recover say so
+			case !panicked:
+				t.Errorf("%s with 5 partitions (0 … 4) and IdleTimeout %v returned normally; want a panic: partition %d does not\n"+
+					"exist, and an event from it (or a question about it) is a bug in the wiring, not data to drop or to count.\n"+
+					"Check the partition first, whatever IdleTimeout is: with idleness off the answer for a real partition is\n"+
+					"always false, but there is no answer for one that does not exist", c.call, timeout, c.part)
+			case !strings.Contains(msg, fmt.Sprint(c.part)):
+				t.Errorf("%s panicked with %q; want a message that names partition %d (and the valid range), so that\n"+
+					"whoever wired the sources can tell which one is wrong", c.call, msg, c.part)
+			case !strings.Contains(msg, "4") && !strings.Contains(msg, "5"):
+				t.Errorf("%s panicked with %q; want a message that also gives the valid range (0 … 4, or 5 partitions),\n"+
+					"so that whoever wired the sources can tell what would have been right", c.call, msg)
+			}
 		}
-	}
-	w.Observe(2, 100)
-	if got := w.Current(); got != math.MinInt64 {
-		t.Errorf("Current() = %s after events on partition 2 only, want math.MinInt64: partitions 0, 1, 3 and 4 (silent for\n"+
-			"0 s) still pin it. The rejected calls must not have changed anything", kit.FormatWatermark(got))
+		w.Observe(2, 100)
+		if got := w.Current(); got != math.MinInt64 {
+			t.Errorf("Current() = %s after events on partition 2 only (IdleTimeout %v), want math.MinInt64: partitions 0, 1, 3\n"+
+				"and 4 (silent for 0 s) still pin it. The rejected calls must not have changed anything", kit.FormatWatermark(got), timeout)
+		}
 	}
 }
 
