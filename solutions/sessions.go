@@ -493,7 +493,8 @@ func (s *SessionProcessor) readSession(r *reader, key string) (*session, error) 
 	return x, nil
 }
 
-// readSpan reads what appendSpan wrote; a count must be positive.
+// readSpan reads what appendSpan wrote; a count must be positive and the
+// span not empty, but for the saturated [MaxInt64, MaxInt64).
 func readSpan(r *reader) (span, error) {
 	v := span{start: r.varint(), end: r.varint()}
 	count := r.uvarint()
@@ -503,7 +504,9 @@ func readSpan(r *reader) (span, error) {
 		return span{}, r.err
 	case count == 0 || count > math.MaxInt64:
 		return span{}, fmt.Errorf("[%d,%d) has count %d", v.start, v.end, count)
-	case v.end <= v.start:
+	case v.end < v.start || v.end == v.start && v.end != math.MaxInt64:
+		// [MaxInt64, MaxInt64) is the one empty span a processor writes: the
+		// session of an event at math.MaxInt64, whose end saturates there.
 		return span{}, fmt.Errorf("[%d,%d) is empty", v.start, v.end)
 	}
 	v.count = int64(count)

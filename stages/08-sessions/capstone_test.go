@@ -85,7 +85,11 @@ const (
 		"into a processor that did not remember it."
 )
 
-// TestSessionJobRejectsInvalidConfig certifies that RunSessionJob returns an error and commits nothing for a nil clock, an invalid config or an invalid source.
+// TestSessionJobRejectsInvalidConfig certifies that RunSessionJob returns an error and commits nothing for a nil clock, an invalid config or an invalid source, whether it would start fresh or resume from a checkpoint.
+//
+// The source closes a's session and commits it (at the emission at 32 min)
+// before its last two arrivals: a job that checks each arrival only as it
+// reads it has committed output by the time it finds the last one invalid.
 func TestSessionJobRejectsInvalidConfig(t *testing.T) {
 	defer suite.Recover(t)
 	// run is one call of RunSessionJob, for a case to spoil.
@@ -94,6 +98,19 @@ func TestSessionJobRejectsInvalidConfig(t *testing.T) {
 		arrivals []Arrival
 		clock    *kit.ManualClock
 	}
+	source := func() []Arrival {
+		return []Arrival{
+			{Partition: 0, At: time.Second, Event: ev("e1", "a", 1000, 1)},
+			{Partition: 1, At: 2 * time.Second, Event: ev("e2", "a", 2000, 1)},
+			// Partition 0's watermark passes a's end (2000 + the gap); the
+			// others are idle by then: the emission at 32 min, before e4 is
+			// read, fires a and commits it.
+			{Partition: 0, At: 1900 * time.Second, Event: ev("e3", "b", 1_900_000, 1)},
+			{Partition: 0, At: 1950 * time.Second, Event: ev("e4", "b", 1_950_000, 1)},
+			{Partition: 0, At: 2000 * time.Second, Event: ev("e5", "b", 2_000_000, 1)},
+		}
+	}
+	last := len(source()) - 1
 	for _, c := range []struct {
 		name  string
 		spoil func(*run)
@@ -114,27 +131,52 @@ func TestSessionJobRejectsInvalidConfig(t *testing.T) {
 			"partitions are numbered 0 … 7: an event from a partition that does not exist is a wiring bug"},
 		{"an arrival earlier than the one before", func(r *run) { r.arrivals[1].At = 0 },
 			"a source delivers in processing-time order"},
+		{"the last arrival on partition 8 of 8", func(r *run) { r.arrivals[last].Partition = capstonePartitions },
+			"partitions are numbered 0 … 7, and the source is checked before anything is written, not as it is read:\n" +
+				"by the last arrival, a's session has been committed"},
+		{"the last arrival earlier than the one before", func(r *run) { r.arrivals[last].At = time.Second },
+			"a source delivers in processing-time order, and it is checked before anything is written, not as it is read:\n" +
+				"by the last arrival, a's session has been committed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer suite.Recover(t)
 			dir := suite.TempDir(t)
-			r := run{
-				cfg: capstoneConfig(dir, capstoneIdle),
-				arrivals: []Arrival{
-					{Partition: 0, At: time.Second, Event: ev("e1", "a", 1000, 1)},
-					{Partition: 1, At: 2 * time.Second, Event: ev("e2", "a", 2000, 1)},
-				},
-				clock: kit.NewManualClock(jobEpoch(0)),
-			}
+			r := run{cfg: capstoneConfig(dir, capstoneIdle), arrivals: source(), clock: kit.NewManualClock(jobEpoch(0))}
 			c.spoil(&r)
 			if err := RunSessionJob(r.cfg, r.arrivals, r.clock); err == nil {
 				t.Errorf("RunSessionJob(%s) = nil, want an error: %s", c.name, c.why)
 			}
 			if rs, err := ReadCommitted(dir); err == nil && len(rs) > 0 {
-				t.Errorf("RunSessionJob(%s) committed %d results; a job that cannot start commits nothing", c.name, len(rs))
+				t.Errorf("RunSessionJob(%s) committed %d results; a job that cannot start commits nothing: %s", c.name, len(rs), c.why)
 			}
 		})
 	}
+
+	// An invalid config on a Dir the job would resume from: a finished
+	// run's. A check made only where the job starts fresh, next to
+	// NewSessionProcessor, lets a restart run on with the snapshot's config.
+	t.Run("resuming, Gap 0", func(t *testing.T) {
+		defer suite.Recover(t)
+		dir := suite.TempDir(t)
+		if err := RunSessionJob(capstoneConfig(dir, capstoneIdle), source(), kit.NewManualClock(jobEpoch(0))); err != nil {
+			t.Fatalf("RunSessionJob(a valid config and source) = %v, want nil", err)
+		}
+		done, err := ReadCommitted(dir)
+		if err != nil || len(done) == 0 {
+			t.Fatalf("ReadCommitted after a finished run = %v, %v; want its sessions", done, err)
+		}
+		cfg := capstoneConfig(dir, capstoneIdle)
+		cfg.Sessions.Gap = 0
+		if err := RunSessionJob(cfg, source(), kit.NewManualClock(jobEpoch(0).Add(time.Hour))); err == nil {
+			t.Errorf("RunSessionJob(Gap 0) on a Dir whose run finished = nil, want an error: NewSessionProcessor rejects it, and\n" +
+				"a resumed job is no exception. Check the config before you look for a checkpoint, not only on the path that\n" +
+				"starts fresh: a restart is where a bad deploy shows.")
+		}
+		if rs, err := ReadCommitted(dir); err != nil || !slices.Equal(rs, done) {
+			t.Errorf("ReadCommitted after RunSessionJob(Gap 0) on a finished Dir = %v, %v; want what the finished run committed,\n%v:\n"+
+				"a job that cannot start commits nothing more", rs, err, done)
+		}
+	})
 }
 
 // TestSessionJobFollowsItsEmissionSchedule certifies that the job emits the watermark at every epoch + k·EmitInterval before reading an arrival due at that moment, checkpoints (commits) right after each emission, writes what Process returns but never a late event, and ends with Flush and a final checkpoint.

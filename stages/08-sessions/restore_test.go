@@ -93,7 +93,7 @@ func restoreOf(t testing.TB, snap []byte) *SessionProcessor {
 	return s
 }
 
-// TestRestoreAtEveryCutPointEqualsUninterruptedRun certifies that snapshotting a session processor after any call, restoring it and continuing gives exactly the results, side output and watermark of one uninterrupted run.
+// TestRestoreAtEveryCutPointEqualsUninterruptedRun certifies that snapshotting a session processor after any call, restoring it and continuing gives exactly the results, side output and watermark of one uninterrupted run, up to the session of an event at math.MaxInt64.
 //
 // The inputs are seeded and shuffled beyond the watermark's lag, so that
 // fired sessions are extended and bridged late (retractions) and some
@@ -107,6 +107,23 @@ func TestRestoreAtEveryCutPointEqualsUninterruptedRun(t *testing.T) {
 			checkEveryCut(t, cc.cfg, genOps(suite.Rand(t), cutEvents, cc.span, cc.bound, cc.lag, awkwardRate))
 		})
 	}
+	// At the top of the int64 range a session's end saturates: an event at
+	// math.MaxInt64 opens [MaxInt64, MaxInt64), empty but real, and the
+	// snapshot that holds it (open, then fired and kept for lateness) must
+	// restore like any other. Rejecting every span with End ≤ Start as
+	// damaged makes such a checkpoint one the job can never restart from.
+	t.Run("top of the int64 range", func(t *testing.T) {
+		defer suite.Recover(t)
+		const top = math.MaxInt64
+		checkEveryCut(t, SessionConfig{Gap: 10, AllowedLateness: 5}, []op{
+			windowtest.ProcessOp(ev("e1", "a", top, 1)),
+			windowtest.ProcessOp(ev("e2", "b", top-4, 2)),
+			windowtest.AdvanceOp(top - 1),
+			windowtest.ProcessOp(ev("e3", "a", top, 4)),
+			windowtest.FlushOp(),
+			windowtest.ProcessOp(ev("e4", "b", top, 8)),
+		})
+	})
 }
 
 // checkEveryCut stops t unless, for every k, snapshotting a processor for
@@ -329,7 +346,7 @@ func expectRestoreError(t testing.TB, what string, input []byte, why string) err
 	return err
 }
 
-// TestDamagedSessionSnapshotIsAnError certifies that every proper prefix of a session snapshot, every snapshot with a byte changed and every snapshot with bytes appended is rejected with an error, never a panic.
+// TestDamagedSessionSnapshotIsAnError certifies that every proper prefix of a session snapshot, every snapshot with a byte changed and every snapshot with bytes appended is rejected with an error, never a panic, and so is one whose checksum holds but which no processor writes: a config NewSessionProcessor rejects, two sessions of a key that overlap or touch, or a session its watermark has expired.
 func TestDamagedSessionSnapshotIsAnError(t *testing.T) {
 	defer suite.Recover(t)
 	rnd := suite.Rand(t)
@@ -356,6 +373,52 @@ func TestDamagedSessionSnapshotIsAnError(t *testing.T) {
 				return
 			}
 		}
+	}
+
+	// Snapshots whose checksum holds, which no processor writes. The suite
+	// moves one distinctive value in your bytes, when it can read your
+	// format, and seals them again.
+	const at = 123_456_789_000
+	two := newSessions(t, formatCfg) // gap 50: a's sessions [at, at+90) and [at+95, at+145)
+	two.Process(ev("e1", "a", at, 1))
+	two.Process(ev("e2", "a", at+40, 2))
+	two.Process(ev("e3", "a", at+95, 4))
+	expired := newSessions(t, formatCfg) // a's session [at, at+50) fired, expires at watermark at+150
+	expired.Process(ev("e1", "a", at, 1))
+	expired.AdvanceWatermark(at + 70)
+	odd := snapshotOf(t, newSessions(t, SessionConfig{Gap: 123_456_789, AllowedLateness: 987_654_321}))
+	for _, c := range []struct {
+		snap     []byte
+		from, to int64
+		what     string
+		why      string
+	}{
+		{snapshotOf(t, two), at + 90, at + 95,
+			"a's sessions [at, at+95) and [at+95, at+145), at = 123456789000",
+			"the two sessions touch, and touching sessions merge: no processor holds them apart, and a restored one would fire\n" +
+				"them as two sessions where every other run emits one."},
+		{snapshotOf(t, two), at + 90, at + 100,
+			"a's sessions [at, at+100) and [at+95, at+145), at = 123456789000",
+			"the two sessions overlap: no processor holds them apart, and a restored one would count their events in two\n" +
+				"sessions that downstream holds side by side."},
+		{snapshotOf(t, expired), at + 70, at + 150,
+			"a's fired session [at, at+50) and the watermark at+150, at = 123456789000",
+			"the session expired when the watermark reached its end + AllowedLateness (at+150): it was dropped then, so no\n" +
+				"processor holds it, and a restored one would merge into it an event that belongs in the side output."},
+		{odd, 123_456_789, -123_456_789, "Gap −123456789 (an empty processor)",
+			"NewSessionProcessor rejects a Gap that is not positive, so no processor has one: a restore checks the config as\n" +
+				"the constructor does, or it makes a processor no constructor makes."},
+		{odd, 987_654_321, -987_654_321, "AllowedLateness −987654321 (an empty processor)",
+			"NewSessionProcessor rejects a negative AllowedLateness, so no processor has one: a restore checks the config as\n" +
+				"the constructor does, or it makes a processor no constructor makes."},
+	} {
+		forged, ok := windowtest.ForgeValue(c.snap, c.from, c.to)
+		if !ok {
+			t.Logf("the suite found no value it could move in this snapshot's format: %s is not tried", c.what)
+			continue
+		}
+		expectRestoreError(t, "a snapshot whose checksum holds, with "+c.what, forged, c.why+"\n"+
+			"A checksum proves the bytes are the ones written, not that a processor wrote them: check what you decode.")
 	}
 }
 

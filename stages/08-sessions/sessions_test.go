@@ -84,7 +84,7 @@ func TestTouchingWindowsMerge(t *testing.T) {
 	}
 }
 
-// TestSessionEndsOneGapAfterItsLastEvent certifies that a session is [first timestamp, last timestamp + Gap) and fires when the watermark reaches that end, not at its last event.
+// TestSessionEndsOneGapAfterItsLastEvent certifies that a session is [first timestamp, last timestamp + Gap) and fires when the watermark reaches that end, not at its last event; near the top of the int64 range that end, and end + AllowedLateness, saturate at math.MaxInt64 instead of wrapping round.
 func TestSessionEndsOneGapAfterItsLastEvent(t *testing.T) {
 	defer suite.Recover(t)
 	r := newRun(t, SessionConfig{Gap: 50})
@@ -95,6 +95,27 @@ func TestSessionEndsOneGapAfterItsLastEvent(t *testing.T) {
 	r.expect("AdvanceWatermark(179)", r.advance(179), nil, "the session [100,180) is open until the watermark reaches 180.")
 	r.expect("AdvanceWatermark(180)", r.advance(180), []kit.Result{res("a", 100, 180, 2, 3)},
 		"the session is [100, 130+50): its end is the last event plus the gap, and it fires when watermark ≥ end.")
+
+	// Within a gap of math.MaxInt64, ts + Gap and end + AllowedLateness
+	// overflow: they saturate there, as stage 3's end + AllowedLateness does.
+	// Wrapped round, a session ends (or expires) near math.MinInt64, before
+	// it starts: it fires at the next watermark, or is dropped unfired.
+	const top = math.MaxInt64
+	r = newRun(t, SessionConfig{Gap: 10, AllowedLateness: 100})
+	r.expect("Process(e1 a@MaxInt64−15, e2 a@MaxInt64−8, e3 b@MaxInt64−3)",
+		r.processAll(ev("e1", "a", top-15, 1), ev("e2", "a", top-8, 2), ev("e3", "b", top-3, 4)), nil,
+		"no watermark has come: nothing fires.")
+	const why = "e2's window [MaxInt64−8, MaxInt64−8+10) ends past math.MaxInt64: its end saturates at math.MaxInt64, so\n" +
+		"a's session is [MaxInt64−15, MaxInt64) and b's [MaxInt64−3, MaxInt64), and each expires at math.MaxInt64 too\n" +
+		"(end + AllowedLateness saturates). Wrapped round, an end or a cleanup time lands near math.MinInt64: the\n" +
+		"session fires at once, or expires unfired and its events are lost."
+	r.expect("AdvanceWatermark(0)", r.advance(0), nil, why)
+	r.expect("AdvanceWatermark(MaxInt64−1)", r.advance(top-1), nil, "both sessions end at math.MaxInt64, which the watermark has not reached: "+why)
+	r.expect("Process(e4 a@MaxInt64−20=8)", r.process(ev("e4", "a", top-20, 8)), nil,
+		"e4's window [MaxInt64−20, MaxInt64−10) overlaps a's open session: it joins it, on time, and nothing is due yet.")
+	r.expectLate(nil, "a's session has not expired: it ends at math.MaxInt64 and expires there. "+why)
+	r.expect("Flush()", r.flush(), []kit.Result{res("a", top-20, top, 3, 11), res("b", top-3, top, 1, 4)},
+		"Flush fires both, ending at math.MaxInt64, a first (its Start is lower). "+why)
 }
 
 // TestEventsMoreThanAGapApartAreSeparateSessions certifies that two events of a key further apart than the gap open separate sessions, and events at most a gap apart share one.
@@ -218,7 +239,7 @@ func TestResultsOfOneCallAreOrderedByEndStartKey(t *testing.T) {
 		"arrival order and the keys' map order.")
 }
 
-// TestTiedEndsAreOrderedByStartThenKey certifies that sessions of different keys that fire in one call with the same end come in ascending Start, then Key, even where the keys' alphabetical order says otherwise, each right after its own retractions.
+// TestTiedEndsAreOrderedByStartThenKey certifies that sessions of different keys that fire in one call with the same end come in ascending Start, then Key, even where the keys' alphabetical order says otherwise, each right after its own retractions, and however many tie.
 func TestTiedEndsAreOrderedByStartThenKey(t *testing.T) {
 	defer suite.Recover(t)
 	r := newRun(t, SessionConfig{Gap: 10, AllowedLateness: 100})
@@ -239,6 +260,33 @@ func TestTiedEndsAreOrderedByStartThenKey(t *testing.T) {
 		"(End, Start, Key), then expand each.")
 	r.expectHeld([]kit.Result{res("c", 3, 20, 2, 5), res("z", 5, 20, 2, 10), res("a", 10, 20, 1, 32), res("m", 10, 20, 1, 16)},
 		"four sessions, the two that grew replacing what they swallowed.")
+
+	// Many ties in one call: Go's sorts happen to keep equal elements in
+	// the order they were given below 13 of them, and scramble them above.
+	// Collecting the firing sessions key by key and sorting them by (End,
+	// Start) alone, trusting the keys' order to survive, passes with four
+	// sessions and fails with thirty.
+	r = newRun(t, SessionConfig{Gap: 10})
+	var events []kit.Event
+	var want, ending25 []kit.Result
+	for i := range 30 {
+		key, ts := fmt.Sprintf("till-%02d", i), int64(10+5*(i%2)) // [10,20) or [15,25)
+		events = append(events, ev(fmt.Sprintf("t%d", i), key, ts, int64(i+1)))
+		if i%2 == 0 {
+			want = append(want, res(key, ts, ts+10, 1, int64(i+1)))
+		} else {
+			ending25 = append(ending25, res(key, ts, ts+10, 1, int64(i+1)))
+		}
+	}
+	want = append(want, ending25...)
+	rnd := suite.Rand(t)
+	rnd.Shuffle(len(events), func(i, j int) { events[i], events[j] = events[j], events[i] })
+	r.processAll(events...)
+	r.expect("AdvanceWatermark(25)", r.advance(25), want,
+		"thirty keys' sessions, delivered in a shuffled order, fire together: [10,20) for till-00, till-02, … and [15,25)\n"+
+			"for till-01, till-03, …. Those that end together tie on End and Start, so they come in Key order. An unstable sort\n"+
+			"by (End, Start) alone (sort.Slice, slices.SortFunc) keeps the order it was given only below 13 elements, by\n"+
+			"chance: compare the keys too.")
 }
 
 // TestFlushFiresEverySessionAndEndsTheInput certifies that Flush fires every session not yet fired, leaves the watermark at math.MaxInt64, and sends every later event to the side output.
