@@ -45,9 +45,10 @@ const BackendMaxParallelism = 128
 // memory, PebbleBackend on disk.
 //
 // Keys and values may be any bytes, the empty value too. A backend keeps
-// copies: the caller may reuse the slices it passed once the call returns,
-// and must not change or keep the slices the backend hands back beyond the
-// call. A backend is used from one goroutine.
+// copies: the caller may reuse the slices it passed once the call returns.
+// What Get returns is the caller's; the slices Scan hands its callback are
+// the backend's until the callback returns (copy what you keep). A backend
+// is used from one goroutine.
 type StateBackend interface {
 	// Get returns the value stored under key, and whether there is one.
 	Get(key []byte) (value []byte, ok bool, err error)

@@ -94,8 +94,9 @@ func TestEqualStateGivesEqualSnapshots(t *testing.T) {
 // TestRestoreRejectsBadInput certifies that RestoreSlidingProcessor returns
 // a nil processor and an error, never a panic, for empty, truncated,
 // corrupted or foreign input, a tumbling Processor's snapshot included, and
-// for a snapshot whose checksum holds but which holds a window off the
-// slide's grid.
+// for a snapshot whose checksum holds but which no processor writes: a
+// window off the slide's grid or twice, a window its watermark has expired,
+// a Slide NewSlidingProcessor rejects.
 func TestRestoreRejectsBadInput(t *testing.T) {
 	defer suite.Recover(t)
 	s := newSliding(t, SlidingConfig{Size: 10, Slide: 5, AllowedLateness: 5})
@@ -121,22 +122,47 @@ func TestRestoreRejectsBadInput(t *testing.T) {
 	windowtest.CheckRefused(t, "RestoreSlidingProcessor(%s)", inputs, RestoreSlidingProcessor,
 		"check the magic, the version, the length\nand a checksum before trusting a byte.")
 
-	// A snapshot whose checksum holds, holding a window off the slide's grid:
-	// no processor writes one, and a restore must not take it. The suite
-	// moves the window [123456789500,123456790500) one millisecond along in
-	// your bytes, when it can read your format's values and checksum.
+	// Snapshots whose checksum holds but which no processor writes: a
+	// restore must refuse them too. The suite cannot know your layout, so
+	// it moves values it finds in your bytes (each unlike anything else in
+	// the state) and seals the snapshot again, when it can read your
+	// format's integers and checksum; a forgery it cannot make, it says so
+	// and does not try.
 	grid := newSliding(t, SlidingConfig{Size: 1000, Slide: 500})
-	grid.Process(ev("e1", "a", 123456789750, 1))
-	snap := snapshotOf(t, grid)
-	forged, ok := windowtest.ForgeValue(snap, 123456789500, 123456789501)
-	if !ok {
-		t.Logf("the suite found no window start it could move in this snapshot's format: a window off the grid is not tried")
-		return
+	grid.Process(ev("e1", "a", 123456789750, 1)) // in [123456789000,123456790000) and [123456789500,123456790500)
+	onGrid := snapshotOf(t, grid)
+	gappy := snapshotOf(t, newSliding(t, SlidingConfig{Size: 7777777, Slide: 123456789}))
+	for _, f := range []struct {
+		what  string
+		snap  []byte
+		moves [][2]int64 // each value found is moved to the other; tried when any is found
+		why   string
+	}{
+		{"with a window [123456789501,123456790501) off the slide's grid (Slide 500)", onGrid,
+			[][2]int64{{123456789500, 123456789501}, {123456790500, 123456790501}},
+			"a window starts at a multiple of Slide: one that does\nnot"},
+		{"with the window [123456789000,123456790000) twice", onGrid,
+			[][2]int64{{123456789500, 123456789000}, {123456790500, 123456790000}},
+			"a processor holds each window once (restoring both, or\nkeeping one, is a state the snapshotted processor was never in): a window twice"},
+		{"with watermark 123456790750, at which both its windows have expired", onGrid,
+			[][2]int64{{123456789750, 123456790750}},
+			"a window leaves the state when the watermark reaches its\nend + AllowedLateness, so a window the watermark has expired"},
+		{"with Slide −123456789", gappy,
+			[][2]int64{{123456789, -123456789}},
+			"NewSlidingProcessor rejects Slide ≤ 0, and a restore must\nrefuse what it refuses: a snapshot with such a Slide"},
+	} {
+		forged, found := f.snap, false
+		for _, m := range f.moves {
+			if next, ok := windowtest.ForgeValue(forged, m[0], m[1]); ok {
+				forged, found = next, true
+			}
+		}
+		if !found {
+			t.Logf("the suite found no value it could move in this snapshot's format: a snapshot %s is not tried", f.what)
+			continue
+		}
+		windowtest.CheckRefused(t, "RestoreSlidingProcessor(%s)", []windowtest.Damaged{
+			{What: "a snapshot whose checksum holds, " + f.what, Input: forged},
+		}, RestoreSlidingProcessor, f.why+" was written by no processor,\nwhatever its checksum says.")
 	}
-	if both, ok := windowtest.ForgeValue(forged, 123456790500, 123456790501); ok {
-		forged = both // its end too, where the format stores it
-	}
-	windowtest.CheckRefused(t, "RestoreSlidingProcessor(%s)", []windowtest.Damaged{
-		{What: "a snapshot whose checksum holds, with a window [123456789501,123456790501) off the slide's grid (Slide 500)", Input: forged},
-	}, RestoreSlidingProcessor, "a window starts at a multiple of Slide: one that does\nnot was written by no processor, whatever its checksum says.")
 }

@@ -143,7 +143,8 @@ func TestEqualStateGivesEqualSnapshots(t *testing.T) {
 // TestRestoreRejectsBadInput certifies that RestoreProcessor returns a nil
 // processor and an error, never a panic, for a seen-TTL snapshot that is
 // truncated, extended or has any sampled byte changed, or whose checksum
-// holds but which remembers an ID its watermark has forgotten.
+// holds but which no processor writes: one with a negative TTL, or one
+// that remembers an ID its watermark has forgotten.
 func TestRestoreRejectsBadInput(t *testing.T) {
 	defer suite.Recover(t)
 	p := newTTL(t, Config{WindowSize: 10, AllowedLateness: 5}, 15)
@@ -154,18 +155,34 @@ func TestRestoreRejectsBadInput(t *testing.T) {
 	windowtest.CheckRefused(t, "RestoreProcessor(a seen-TTL snapshot, %s)", windowtest.DamagedCopies(suite.Rand(t), good), RestoreProcessor,
 		"stage 4's integrity rules hold for\nthis snapshot too (a changed byte could be a TTL, or an expiry, silently different).")
 
-	// A snapshot whose checksum holds, remembering an ID whose expiry its
-	// watermark has reached: the ID was forgotten then, so no processor
-	// writes one. The suite moves the expiry 123456789500 of e1 below the
-	// watermark 123456789000 in your bytes, when it can read your format.
+	// Snapshots whose checksum holds but which no processor writes: a
+	// restore must refuse them too. The suite cannot know your layout, so
+	// it moves a value it finds in your bytes (one unlike anything else in
+	// the state) and seals the snapshot again, when it can read your
+	// format's integers and checksum; a forgery it cannot make, it says so
+	// and does not try.
 	old := newTTL(t, Config{WindowSize: 1000}, 500)
-	old.Process(ev("e1", "a", 123456789000, 1))
-	forged, ok := windowtest.ForgeValue(snapshotOf(t, old), 123456789500, 123456788999)
-	if !ok {
-		t.Logf("the suite found no expiry it could move in this snapshot's format: an expiry already reached is not tried")
-		return
+	old.Process(ev("e1", "a", 123456789000, 1)) // remembered until 123456789500; watermark 123456789000
+	long := newTTL(t, Config{WindowSize: 1000}, 123456789)
+	long.Process(ev("e1", "a", 5, 1))
+	for _, f := range []struct {
+		what     string
+		snap     []byte
+		from, to int64
+		why      string
+	}{
+		{"remembering e1 until 123456788999, below its watermark 123456789000", snapshotOf(t, old), 123456789500, 123456788999,
+			"an ID is forgotten once the watermark reaches its expiry:\none remembered past it"},
+		{"with a TTL of −123456789", snapshotOf(t, long), 123456789, -123456789,
+			"NewSeenTTLProcessor rejects a negative TTL, and a restore\nmust refuse what it refuses: a snapshot with one"},
+	} {
+		forged, ok := windowtest.ForgeValue(f.snap, f.from, f.to)
+		if !ok {
+			t.Logf("the suite found no value it could move in this snapshot's format: a seen-TTL snapshot %s is not tried", f.what)
+			continue
+		}
+		windowtest.CheckRefused(t, "RestoreProcessor(%s)", []windowtest.Damaged{
+			{What: "a seen-TTL snapshot whose checksum holds, " + f.what, Input: forged},
+		}, RestoreProcessor, f.why+" was written by no processor, whatever its checksum says.")
 	}
-	windowtest.CheckRefused(t, "RestoreProcessor(%s)", []windowtest.Damaged{
-		{What: "a seen-TTL snapshot whose checksum holds, remembering e1 until 123456788999, below its watermark 123456789000", Input: forged},
-	}, RestoreProcessor, "an ID is forgotten once the watermark reaches its expiry:\none remembered past it was written by no processor, whatever its checksum says.")
 }

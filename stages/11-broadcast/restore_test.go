@@ -125,7 +125,7 @@ func TestSnapshotBytes(t *testing.T) {
 	}
 }
 
-// TestRestoreRejectsBadInput certifies that RestoreBroadcastProcessor returns a nil processor and an error, never a panic, for a bad parallelism, another maxParallelism, bytes that are no snapshot, and a snapshot truncated, extended or with a byte changed.
+// TestRestoreRejectsBadInput certifies that RestoreBroadcastProcessor returns a nil processor and an error, never a panic, for a bad parallelism, another maxParallelism, bytes that are no snapshot, a snapshot truncated, extended or with a byte changed, and one whose checksum holds but which no processor writes (two rules of one (Prefix, TS), a pending result both watermarks have passed).
 func TestRestoreRejectsBadInput(t *testing.T) {
 	defer suite.Recover(t)
 	r := newRun(t, cfgOf(2, 0, 0))
@@ -163,6 +163,45 @@ func TestRestoreRejectsBadInput(t *testing.T) {
 					suite.HexHead(c.snap), c.p, c.maxp, b, err)
 			}
 		})
+	}
+
+	// Snapshots whose checksum holds but which no processor writes: a
+	// restore must refuse them too. The suite cannot know your layout, so
+	// it moves a value it finds in your bytes (one unlike anything else in
+	// the state) and seals the snapshot again, when it can read your
+	// format's integers and checksum; a forgery it cannot make, it says so
+	// and does not try.
+	twoRules := newRun(t, cfgOf(2, 0, 0))
+	twoRules.do(rule(rl("eu", 5000, 123456780000)), rule(rl("eu", 7000, 123456785000)))
+	pending := newRun(t, cfgOf(2, 0, 0))
+	pending.do(event(ev("e1", "a", 123456789995, 5)), eventWM(123456790000), ruleWM(123456789500)) // [123456789990,123456790000) waits
+	for _, f := range []struct {
+		what     string
+		snap     []byte
+		from, to int64
+		why      string
+	}{
+		{"with two rules of eu at 123456780000 (the second moved from 123456785000)", snapshotOf(t, twoRules.b),
+			123456785000, 123456780000,
+			"the broadcast state holds one rule per (Prefix, TS): two of one"},
+		{"with the rules' watermark moved from 123456789500 to 123456790500, past the end of a pending result",
+			snapshotOf(t, pending.b), 123456789500, 123456790500,
+			"a result is decided once the combined watermark reaches its\nEnd, and leaves the pending results then: one still pending at such watermarks"},
+	} {
+		forged, ok := windowtest.ForgeValue(f.snap, f.from, f.to)
+		if !ok {
+			t.Logf("the suite found no value it could move in this snapshot's format: a snapshot %s is not tried", f.what)
+			continue
+		}
+		var b *BroadcastProcessor
+		var err error
+		if msg := suite.Catch(func() { b, err = RestoreBroadcastProcessor(forged, 2, maxP) }); msg != "" {
+			t.Errorf("RestoreBroadcastProcessor(a snapshot whose checksum holds, %s, 2, %d) panicked: %s; want an error",
+				f.what, maxP, msg)
+		} else if err == nil || b != nil {
+			t.Errorf("RestoreBroadcastProcessor(a snapshot whose checksum holds, %s, 2, %d) = %v, %v; want nil and an error:\n"+
+				"%s was written by no processor, whatever its checksum says.\n%s", f.what, maxP, b, err, f.why, suite.HexHead(forged))
+		}
 	}
 }
 

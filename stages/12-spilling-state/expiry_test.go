@@ -319,7 +319,9 @@ func checkExpiry(t *testing.T, cfg Config, tl expiryTimeline) {
 				t.Fatalf("%s, key group %d still holds%s\nwant nothing: its keys are those of window %s (cleanup time %s),\n"+
 					"and the watermark has reached that. A window's state leaves the backend in the call in which the\n"+
 					"watermark reaches end + AllowedLateness (saturating at math.MaxInt64), as stage 03's Processor forgets\n"+
-					"it; left behind, it is state that grows for ever.\n\n%s",
+					"it; left behind, it is state that grows for ever. (If you collect the keys to delete in a Scan callback,\n"+
+					"copy them: the slices it gets are the backend's until it returns, and this suite's backend then writes\n"+
+					"over them, as Pebble's iterator reuses its own.)\n\n%s",
 					call, g, showKeys(keys), w.show(), windowtest.NearEdge(w.cleanup(cfg)), picture(w))
 			case holder != nil && len(keys) == 0:
 				t.Fatalf("%s, key group %d holds nothing, want the tallies of window %s (keys%s):\n"+

@@ -153,7 +153,8 @@ func firstCallDiff(ops []windowtest.Op, got, want windowtest.Trace) string {
 
 // memBackend is the suite's own StateBackend: a map, scanned in sorted
 // order. It proves that a BackendProcessor works on any backend that keeps
-// the interface's contract, lets a test look at every key the processor
+// the interface's contract (Scan's slices are the backend's, valid only
+// while the callback runs), lets a test look at every key the processor
 // stored, and fails on demand (failAfter).
 type memBackend struct {
 	entries map[string]string
@@ -221,11 +222,27 @@ func (m *memBackend) Scan(start, end []byte, fn func(key, value []byte) error) e
 		if len(end) > 0 && k >= string(end) {
 			break
 		}
-		if err := fn([]byte(k), []byte(m.entries[k])); err != nil {
+		// The slices fn gets are the backend's until fn returns (Pebble's
+		// iterator reuses its own once it reads from disk): this backend
+		// writes over them then, so that a processor that keeps one without
+		// copying it sees it change here, not only on Pebble at scale.
+		key, value := []byte(k), []byte(m.entries[k])
+		err := fn(key, value)
+		scribble(key)
+		scribble(value)
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// scribble writes over b, as a backend may write over the slices it handed
+// a Scan callback once the callback has returned.
+func scribble(b []byte) {
+	for i := range b {
+		b[i] = 0xEE
+	}
 }
 
 func (m *memBackend) Checkpoint(dir string) error {

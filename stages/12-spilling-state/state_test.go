@@ -262,13 +262,28 @@ func TestBackendFailureStopsTheProcessor(t *testing.T) {
 
 // TestBadInputIsAnError certifies that invalid configs, a nil backend, a
 // backend holding another config's state, a budget below MinPebbleBudget
-// and a missing checkpoint are each an error, never a panic.
+// (opening or restoring), a restore into a directory that exists and a
+// missing checkpoint are each an error, never a panic.
 func TestBadInputIsAnError(t *testing.T) {
 	defer suite.Recover(t)
 	valid := Config{WindowSize: 10, WatermarkDelay: 5}
 	used := newMemBackend()
 	newProcessor(t, valid, used)
 	missing := newDir(t, "missing")
+	// A real Pebble checkpoint, so that what a restore refuses is its
+	// arguments, not a checkpoint it cannot read.
+	live := openPebble(t, newDir(t, "live"), testBudget)
+	if err := live.Set([]byte("k"), []byte("v")); err != nil {
+		t.Fatalf("Set on a new Pebble backend: %v", err)
+	}
+	saved := newDir(t, "checkpoint")
+	if err := live.Checkpoint(saved); err != nil {
+		t.Fatalf("Checkpoint(a new directory) on a Pebble backend: %v", err)
+	}
+	existing := newDir(t, "existing")
+	if err := os.Mkdir(existing, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		call string
 		try  func() error
@@ -310,6 +325,24 @@ func TestBadInputIsAnError(t *testing.T) {
 		}},
 		{"RestoreHeapBackend(a directory that does not exist)", func() error {
 			_, err := RestoreHeapBackend(missing)
+			return err
+		}},
+		{fmt.Sprintf("RestorePebbleBackend(a checkpoint, a new directory, %d)", MinPebbleBudget-1), func() error {
+			// The budget is the backend's whichever way it is opened: a check
+			// in OpenPebbleBackend alone lets a restore past it.
+			b, err := RestorePebbleBackend(saved, newDir(t, "restored-small"), MinPebbleBudget-1)
+			if err == nil {
+				b.Close()
+			}
+			return err
+		}},
+		{"RestorePebbleBackend(a checkpoint, an empty directory that exists, …)", func() error {
+			// The restore's directory is new, as a checkpoint's is: one that
+			// exists may hold files of its own to mix with the copy.
+			b, err := RestorePebbleBackend(saved, existing, testBudget)
+			if err == nil {
+				b.Close()
+			}
 			return err
 		}},
 		{"RestorePebbleBackend(a directory that does not exist, …)", func() error {
