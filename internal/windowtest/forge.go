@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"strconv"
+	"testing"
 )
 
 // A snapshot's layout is the learner's, but what a restore must refuse is
@@ -145,4 +146,42 @@ func alone(body, digits []byte) bool {
 	i := bytes.Index(body, digits)
 	isDigit := func(j int) bool { return j >= 0 && j < len(body) && body[j] >= '0' && body[j] <= '9' }
 	return !isDigit(i-1) && !isDigit(i+len(digits))
+}
+
+// A Forgery is a snapshot whose checksum holds but which no processor
+// writes, described by how to make it from a good one: CheckForged makes it
+// with ForgeValue and checks that a restore refuses it.
+type Forgery struct {
+	// What the forged snapshot holds, for messages: "with Slide −123456789".
+	What string
+	// Snap is the good snapshot the forgery starts from.
+	Snap []byte
+	// Moves are the values to move, each from [0] to [1]. Each one found is
+	// moved; the forgery is tried when any is (a format may store a window's
+	// start and end, or its start alone).
+	Moves [][2]int64
+	// Why no processor writes what the forged snapshot holds.
+	Why string
+}
+
+// CheckForged checks, as CheckRefused does, that restore refuses each
+// forgery it can make. A forgery none of whose values it finds in the
+// snapshot's format (or whose checksum it cannot make) is logged as not
+// tried: the suite tries what it can read and says so where it cannot.
+func CheckForged[T any](t testing.TB, call string, forgeries []Forgery, restore func([]byte) (*T, error)) {
+	t.Helper()
+	for _, f := range forgeries {
+		forged, found := f.Snap, false
+		for _, m := range f.Moves {
+			if next, ok := ForgeValue(forged, m[0], m[1]); ok {
+				forged, found = next, true
+			}
+		}
+		if !found {
+			t.Logf("the suite found no value it could move in this snapshot's format: a snapshot %s is not tried", f.What)
+			continue
+		}
+		CheckRefused(t, call, []Damaged{{What: "a snapshot whose checksum holds, " + f.What, Input: forged}}, restore,
+			f.Why+"\nA checksum proves the bytes are the ones written, not that a processor wrote them: check what you decode.")
+	}
 }

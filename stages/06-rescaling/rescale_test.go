@@ -462,7 +462,7 @@ func TestRestoreRejectsCorruptSnapshot(t *testing.T) {
 //
 // The suite cannot know your layout: it moves one value in your bytes and
 // seals them again when it can read your format's values and checksum
-// (windowtest.ForgeValue), and where it cannot, it says so and tries
+// (windowtest.CheckForged), and where it cannot, it says so and tries
 // nothing.
 func checkForgedSnapshotsRefused(t *testing.T) {
 	t.Helper()
@@ -479,29 +479,16 @@ func checkForgedSnapshotsRefused(t *testing.T) {
 	kg := wantKeyGroup(key, maxP)
 	pp := newParallel(t, ParallelConfig{Processor: Config{WindowSize: 100}, Parallelism: 2, MaxParallelism: maxP})
 	pp.Process(windowtest.Ev("e1", key, 50, 1))
-	var forged []windowtest.Damaged
-	if f, ok := windowtest.ForgeValue(snapshotOf(t, pp), int64(kg), int64(kg+maxP)); ok {
-		forged = append(forged, windowtest.Damaged{
-			What:  fmt.Sprintf("a snapshot whose checksum holds, with the state of key group %d (key %q) moved to key group %d, past the last, %d", kg, key, kg+maxP, maxP-1),
-			Input: f,
-		})
-	}
 	const size = 123456789
 	empty := newParallel(t, ParallelConfig{Processor: Config{WindowSize: size}, Parallelism: 2, MaxParallelism: maxP})
-	if f, ok := windowtest.ForgeValue(snapshotOf(t, empty), size, -size); ok {
-		forged = append(forged, windowtest.Damaged{
-			What:  fmt.Sprintf("a new processor's snapshot whose checksum holds, with WindowSize %d instead of %d", -size, size),
-			Input: f,
-		})
-	}
-	if len(forged) == 0 {
-		t.Logf("the suite found no key group or WindowSize it could change in this snapshot's format: forged snapshots are not tried")
-		return
-	}
-	windowtest.CheckRefused(t, "RestoreParallelProcessor(%s, 2, 32768)", forged,
-		func(b []byte) (*ParallelProcessor, error) { return RestoreParallelProcessor(b, 2, maxP) },
-		"no processor writes that state. Key groups\n"+
-			"are 0…maxParallelism−1, and NewParallelProcessor refuses a WindowSize below 1: check every key group's number\n"+
-			"before you look up its subtask, and the config itself, not only through the key groups' state (a snapshot\n"+
-			"may have none). The checksum proves the bytes are the ones written, not that the writer was right.")
+	windowtest.CheckForged(t, "RestoreParallelProcessor(%s, 2, 32768)", []windowtest.Forgery{
+		{What: fmt.Sprintf("with the state of key group %d (key %q) moved to key group %d, past the last, %d", kg, key, kg+maxP, maxP-1),
+			Snap: snapshotOf(t, pp), Moves: [][2]int64{{int64(kg), int64(kg + maxP)}},
+			Why: "key groups are 0…maxParallelism−1: no processor writes another. Check every key group's number before you\n" +
+				"look up its subtask."},
+		{What: fmt.Sprintf("of a new processor, with WindowSize %d instead of %d", -size, size),
+			Snap: snapshotOf(t, empty), Moves: [][2]int64{{size, -size}},
+			Why: "NewParallelProcessor refuses a WindowSize below 1, so no processor has one: check the config itself, not\n" +
+				"only through the key groups' state (a snapshot may have none)."},
+	}, func(b []byte) (*ParallelProcessor, error) { return RestoreParallelProcessor(b, 2, maxP) })
 }

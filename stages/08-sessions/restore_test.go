@@ -387,39 +387,28 @@ func TestDamagedSessionSnapshotIsAnError(t *testing.T) {
 	expired.Process(ev("e1", "a", at, 1))
 	expired.AdvanceWatermark(at + 70)
 	odd := snapshotOf(t, newSessions(t, SessionConfig{Gap: 123_456_789, AllowedLateness: 987_654_321}))
-	for _, c := range []struct {
-		snap     []byte
-		from, to int64
-		what     string
-		why      string
-	}{
-		{snapshotOf(t, two), at + 90, at + 95,
-			"a's sessions [at, at+95) and [at+95, at+145), at = 123456789000",
-			"the two sessions touch, and touching sessions merge: no processor holds them apart, and a restored one would fire\n" +
+	windowtest.CheckForged(t, "RestoreSessionProcessor(%s)", []windowtest.Forgery{
+		{What: "with a's sessions [at, at+95) and [at+95, at+145), at = 123456789000", Snap: snapshotOf(t, two),
+			Moves: [][2]int64{{at + 90, at + 95}},
+			Why: "the two sessions touch, and touching sessions merge: no processor holds them apart, and a restored one would fire\n" +
 				"them as two sessions where every other run emits one."},
-		{snapshotOf(t, two), at + 90, at + 100,
-			"a's sessions [at, at+100) and [at+95, at+145), at = 123456789000",
-			"the two sessions overlap: no processor holds them apart, and a restored one would count their events in two\n" +
+		{What: "with a's sessions [at, at+100) and [at+95, at+145), at = 123456789000", Snap: snapshotOf(t, two),
+			Moves: [][2]int64{{at + 90, at + 100}},
+			Why: "the two sessions overlap: no processor holds them apart, and a restored one would count their events in two\n" +
 				"sessions that downstream holds side by side."},
-		{snapshotOf(t, expired), at + 70, at + 150,
-			"a's fired session [at, at+50) and the watermark at+150, at = 123456789000",
-			"the session expired when the watermark reached its end + AllowedLateness (at+150): it was dropped then, so no\n" +
+		{What: "with a's fired session [at, at+50) and the watermark at+150, at = 123456789000", Snap: snapshotOf(t, expired),
+			Moves: [][2]int64{{at + 70, at + 150}},
+			Why: "the session expired when the watermark reached its end + AllowedLateness (at+150): it was dropped then, so no\n" +
 				"processor holds it, and a restored one would merge into it an event that belongs in the side output."},
-		{odd, 123_456_789, -123_456_789, "Gap −123456789 (an empty processor)",
-			"NewSessionProcessor rejects a Gap that is not positive, so no processor has one: a restore checks the config as\n" +
+		{What: "with Gap −123456789 (an empty processor)", Snap: odd,
+			Moves: [][2]int64{{123_456_789, -123_456_789}},
+			Why: "NewSessionProcessor rejects a Gap that is not positive, so no processor has one: a restore checks the config as\n" +
 				"the constructor does, or it makes a processor no constructor makes."},
-		{odd, 987_654_321, -987_654_321, "AllowedLateness −987654321 (an empty processor)",
-			"NewSessionProcessor rejects a negative AllowedLateness, so no processor has one: a restore checks the config as\n" +
+		{What: "with AllowedLateness −987654321 (an empty processor)", Snap: odd,
+			Moves: [][2]int64{{987_654_321, -987_654_321}},
+			Why: "NewSessionProcessor rejects a negative AllowedLateness, so no processor has one: a restore checks the config as\n" +
 				"the constructor does, or it makes a processor no constructor makes."},
-	} {
-		forged, ok := windowtest.ForgeValue(c.snap, c.from, c.to)
-		if !ok {
-			t.Logf("the suite found no value it could move in this snapshot's format: %s is not tried", c.what)
-			continue
-		}
-		expectRestoreError(t, "a snapshot whose checksum holds, with "+c.what, forged, c.why+"\n"+
-			"A checksum proves the bytes are the ones written, not that a processor wrote them: check what you decode.")
-	}
+	}, RestoreSessionProcessor)
 }
 
 // TestUnknownSessionSnapshotVersionIsAnError certifies that a session snapshot with a format version other than 1 is rejected with an error that says "version".

@@ -132,37 +132,19 @@ func TestRestoreRejectsBadInput(t *testing.T) {
 	grid.Process(ev("e1", "a", 123456789750, 1)) // in [123456789000,123456790000) and [123456789500,123456790500)
 	onGrid := snapshotOf(t, grid)
 	gappy := snapshotOf(t, newSliding(t, SlidingConfig{Size: 7777777, Slide: 123456789}))
-	for _, f := range []struct {
-		what  string
-		snap  []byte
-		moves [][2]int64 // each value found is moved to the other; tried when any is found
-		why   string
-	}{
-		{"with a window [123456789501,123456790501) off the slide's grid (Slide 500)", onGrid,
-			[][2]int64{{123456789500, 123456789501}, {123456790500, 123456790501}},
-			"a window starts at a multiple of Slide: one that does\nnot"},
-		{"with the window [123456789000,123456790000) twice", onGrid,
-			[][2]int64{{123456789500, 123456789000}, {123456790500, 123456790000}},
-			"a processor holds each window once (restoring both, or\nkeeping one, is a state the snapshotted processor was never in): a window twice"},
-		{"with watermark 123456790750, at which both its windows have expired", onGrid,
-			[][2]int64{{123456789750, 123456790750}},
-			"a window leaves the state when the watermark reaches its\nend + AllowedLateness, so a window the watermark has expired"},
-		{"with Slide −123456789", gappy,
-			[][2]int64{{123456789, -123456789}},
-			"NewSlidingProcessor rejects Slide ≤ 0, and a restore must\nrefuse what it refuses: a snapshot with such a Slide"},
-	} {
-		forged, found := f.snap, false
-		for _, m := range f.moves {
-			if next, ok := windowtest.ForgeValue(forged, m[0], m[1]); ok {
-				forged, found = next, true
-			}
-		}
-		if !found {
-			t.Logf("the suite found no value it could move in this snapshot's format: a snapshot %s is not tried", f.what)
-			continue
-		}
-		windowtest.CheckRefused(t, "RestoreSlidingProcessor(%s)", []windowtest.Damaged{
-			{What: "a snapshot whose checksum holds, " + f.what, Input: forged},
-		}, RestoreSlidingProcessor, f.why+" was written by no processor,\nwhatever its checksum says.")
-	}
+	windowtest.CheckForged(t, "RestoreSlidingProcessor(%s)", []windowtest.Forgery{
+		{What: "with a window [123456789501,123456790501) off the slide's grid (Slide 500)", Snap: onGrid,
+			Moves: [][2]int64{{123456789500, 123456789501}, {123456790500, 123456790501}},
+			Why:   "a window starts at a multiple of Slide: no processor writes one that does not."},
+		{What: "with the window [123456789000,123456790000) twice", Snap: onGrid,
+			Moves: [][2]int64{{123456789500, 123456789000}, {123456790500, 123456790000}},
+			Why: "a processor holds each window once: no processor writes one twice (restoring both, or keeping one, is a\n" +
+				"state the snapshotted processor was never in)."},
+		{What: "with watermark 123456790750, at which both its windows have expired", Snap: onGrid,
+			Moves: [][2]int64{{123456789750, 123456790750}},
+			Why:   "a window leaves the state when the watermark reaches its end + AllowedLateness: no processor writes one\nthe watermark has expired."},
+		{What: "with Slide −123456789", Snap: gappy,
+			Moves: [][2]int64{{123456789, -123456789}},
+			Why:   "NewSlidingProcessor rejects Slide ≤ 0, and a restore must refuse what it refuses: no processor has such a Slide."},
+	}, RestoreSlidingProcessor)
 }

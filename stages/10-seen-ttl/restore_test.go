@@ -165,24 +165,12 @@ func TestRestoreRejectsBadInput(t *testing.T) {
 	old.Process(ev("e1", "a", 123456789000, 1)) // remembered until 123456789500; watermark 123456789000
 	long := newTTL(t, Config{WindowSize: 1000}, 123456789)
 	long.Process(ev("e1", "a", 5, 1))
-	for _, f := range []struct {
-		what     string
-		snap     []byte
-		from, to int64
-		why      string
-	}{
-		{"remembering e1 until 123456788999, below its watermark 123456789000", snapshotOf(t, old), 123456789500, 123456788999,
-			"an ID is forgotten once the watermark reaches its expiry:\none remembered past it"},
-		{"with a TTL of −123456789", snapshotOf(t, long), 123456789, -123456789,
-			"NewSeenTTLProcessor rejects a negative TTL, and a restore\nmust refuse what it refuses: a snapshot with one"},
-	} {
-		forged, ok := windowtest.ForgeValue(f.snap, f.from, f.to)
-		if !ok {
-			t.Logf("the suite found no value it could move in this snapshot's format: a seen-TTL snapshot %s is not tried", f.what)
-			continue
-		}
-		windowtest.CheckRefused(t, "RestoreProcessor(%s)", []windowtest.Damaged{
-			{What: "a seen-TTL snapshot whose checksum holds, " + f.what, Input: forged},
-		}, RestoreProcessor, f.why+" was written by no processor, whatever its checksum says.")
-	}
+	windowtest.CheckForged(t, "RestoreProcessor(%s)", []windowtest.Forgery{
+		{What: "remembering e1 until 123456788999, below its watermark 123456789000", Snap: snapshotOf(t, old),
+			Moves: [][2]int64{{123456789500, 123456788999}},
+			Why:   "an ID is forgotten once the watermark reaches its expiry: no processor remembers one past it."},
+		{What: "with a TTL of −123456789", Snap: snapshotOf(t, long),
+			Moves: [][2]int64{{123456789, -123456789}},
+			Why:   "NewSeenTTLProcessor rejects a negative TTL, and a restore must refuse what it refuses: no processor has one."},
+	}, RestoreProcessor)
 }

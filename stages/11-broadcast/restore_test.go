@@ -175,34 +175,15 @@ func TestRestoreRejectsBadInput(t *testing.T) {
 	twoRules.do(rule(rl("eu", 5000, 123456780000)), rule(rl("eu", 7000, 123456785000)))
 	pending := newRun(t, cfgOf(2, 0, 0))
 	pending.do(event(ev("e1", "a", 123456789995, 5)), eventWM(123456790000), ruleWM(123456789500)) // [123456789990,123456790000) waits
-	for _, f := range []struct {
-		what     string
-		snap     []byte
-		from, to int64
-		why      string
-	}{
-		{"with two rules of eu at 123456780000 (the second moved from 123456785000)", snapshotOf(t, twoRules.b),
-			123456785000, 123456780000,
-			"the broadcast state holds one rule per (Prefix, TS): two of one"},
-		{"with the rules' watermark moved from 123456789500 to 123456790500, past the end of a pending result",
-			snapshotOf(t, pending.b), 123456789500, 123456790500,
-			"a result is decided once the combined watermark reaches its\nEnd, and leaves the pending results then: one still pending at such watermarks"},
-	} {
-		forged, ok := windowtest.ForgeValue(f.snap, f.from, f.to)
-		if !ok {
-			t.Logf("the suite found no value it could move in this snapshot's format: a snapshot %s is not tried", f.what)
-			continue
-		}
-		var b *BroadcastProcessor
-		var err error
-		if msg := suite.Catch(func() { b, err = RestoreBroadcastProcessor(forged, 2, maxP) }); msg != "" {
-			t.Errorf("RestoreBroadcastProcessor(a snapshot whose checksum holds, %s, 2, %d) panicked: %s; want an error",
-				f.what, maxP, msg)
-		} else if err == nil || b != nil {
-			t.Errorf("RestoreBroadcastProcessor(a snapshot whose checksum holds, %s, 2, %d) = %v, %v; want nil and an error:\n"+
-				"%s was written by no processor, whatever its checksum says.\n%s", f.what, maxP, b, err, f.why, suite.HexHead(forged))
-		}
-	}
+	windowtest.CheckForged(t, "RestoreBroadcastProcessor(%s, 2, 16)", []windowtest.Forgery{
+		{What: "with two rules of eu at 123456780000 (the second moved from 123456785000)", Snap: snapshotOf(t, twoRules.b),
+			Moves: [][2]int64{{123456785000, 123456780000}},
+			Why:   "the broadcast state holds one rule per (Prefix, TS): no processor holds two of one."},
+		{What: "with the rules' watermark moved from 123456789500 to 123456790500, past the end of a pending result",
+			Snap: snapshotOf(t, pending.b), Moves: [][2]int64{{123456789500, 123456790500}},
+			Why: "a result is decided once the combined watermark reaches its End, and leaves the pending results then:\n" +
+				"no processor holds one still pending at such watermarks."},
+	}, func(b []byte) (*BroadcastProcessor, error) { return RestoreBroadcastProcessor(b, 2, maxP) })
 }
 
 // TestSnapshotKeepsAwkwardStrings certifies that prefixes, keys and IDs of any bytes (empty, NUL, invalid UTF-8, 70 000 bytes, a prefix of another) survive a snapshot exactly, in the broadcast state and in the pending results.
