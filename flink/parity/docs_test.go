@@ -1,0 +1,107 @@
+package parity
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// These tests need no Java: they hold the docs to the tests, so that a
+// card's parity box or a row of docs/PARITY.md never names a test that does
+// not exist (renamed, or never written).
+
+// testName matches a Go test's name in backquotes: `TestSomething`.
+var testName = regexp.MustCompile("`(Test[A-Za-z0-9_]+)`")
+
+// testsIn returns the names of the test functions declared in the _test.go
+// files under dir, whatever their build tags.
+func testsIn(t *testing.T, dirs ...string) map[string]bool {
+	t.Helper()
+	names := map[string]bool{}
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				return err
+			}
+			for _, d := range f.Decls {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") {
+					names[fn.Name.Name] = true
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return names
+}
+
+// parityBox returns the "Flink parity" section of a stage card.
+func parityBox(card string) string {
+	_, after, ok := strings.Cut(card, "\n## Flink parity\n")
+	if !ok {
+		return ""
+	}
+	box, _, _ := strings.Cut(after, "\n## ")
+	return box
+}
+
+// TestCardsCiteDifferentialTestsThatExist certifies that every test a
+// stage card's "Flink parity" box names is a test of flink/parity or of the
+// stage suites, and that the boxes of the stages the differential tests
+// cover cite at least one of them.
+func TestCardsCiteDifferentialTestsThatExist(t *testing.T) {
+	parity := testsIn(t, ".")
+	all := testsIn(t, ".", "../../stages")
+	cards, err := filepath.Glob("../../stages/*/README.md")
+	if err != nil || len(cards) == 0 {
+		t.Fatalf("no stage cards found: %v", err)
+	}
+	covered := []string{"01-windows", "03-lateness", "09-sliding"}
+	for _, card := range cards {
+		b, err := os.ReadFile(card)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stage := filepath.Base(filepath.Dir(card))
+		box := parityBox(string(b))
+		cited := 0
+		for _, m := range testName.FindAllStringSubmatch(box, -1) {
+			switch {
+			case parity[m[1]]:
+				cited++
+			case !all[m[1]]:
+				t.Errorf("%s: its Flink parity box names %s, which is no test of flink/parity or of the stages", stage, m[1])
+			}
+		}
+		if slices.Contains(covered, stage) && cited == 0 {
+			t.Errorf("%s: its Flink parity box cites no differential test of flink/parity, though one checks it", stage)
+		}
+	}
+}
+
+// TestParityRowsCiteTestsThatExist certifies that every test docs/PARITY.md
+// names is a test of flink/parity or of the stage suites.
+func TestParityRowsCiteTestsThatExist(t *testing.T) {
+	all := testsIn(t, ".", "../../stages")
+	b, err := os.ReadFile("../../docs/PARITY.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range testName.FindAllStringSubmatch(string(b), -1) {
+		if !all[m[1]] {
+			t.Errorf("docs/PARITY.md names %s, which is no test of flink/parity or of the stages", m[1])
+		}
+	}
+}
