@@ -62,6 +62,19 @@ func flinkWM(w int64) int64 {
 	return w - 1
 }
 
+// flinkSourceWM maps a watermark the course derives from a partition's
+// timestamps (the largest minus OutOfOrderness) to Flink's, from
+// BoundedOutOfOrdernessWatermarks (the largest minus the bound minus 1):
+// w − 1, and math.MinInt64 (none yet) unchanged, as flinkWM. math.MaxInt64
+// too is w − 1 here: it is an event at math.MaxInt64 with no disorder, not
+// the course's Flush, and Flink's generator never emits Long.MAX_VALUE.
+func flinkSourceWM(w int64) int64 {
+	if w == math.MinInt64 {
+		return w
+	}
+	return w - 1
+}
+
 // flinkOps maps the calls to Flink's arrivals: an event (its first
 // delivery only: a redelivered ID never reaches Flink), an upstream
 // watermark w as w − 1, Flush as the end of the input. at[i] is the index
