@@ -276,6 +276,7 @@ type idlenessCoverage struct {
 	rejoinAllIdle int // a partition spoke again after all were idle
 }
 
+// String says what the scenarios covered, for the test's log.
 func (c idlenessCoverage) String() string {
 	return fmt.Sprintf("%d scenarios with all partitions idle, %d with a partition back from idleness (%d behind the watermark, %d after all were idle), "+
 		"%d where a silent partition pinned the watermark with idleness off, %d with an event within OutOfOrderness of math.MinInt64",
