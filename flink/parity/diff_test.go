@@ -62,6 +62,19 @@ func flinkWM(w int64) int64 {
 	return w - 1
 }
 
+// flinkSourceWM maps a watermark the course derives from a partition's
+// timestamps (the largest minus OutOfOrderness) to Flink's, from
+// BoundedOutOfOrdernessWatermarks (the largest minus the bound minus 1):
+// w − 1, and math.MinInt64 (none yet) unchanged, as flinkWM. math.MaxInt64
+// too is w − 1 here: it is an event at math.MaxInt64 with no disorder, not
+// the course's Flush, and Flink's generator never emits Long.MAX_VALUE.
+func flinkSourceWM(w int64) int64 {
+	if w == math.MinInt64 {
+		return w
+	}
+	return w - 1
+}
+
 // flinkOps maps the calls to Flink's arrivals: an event (its first
 // delivery only: a redelivered ID never reaches Flink), an upstream
 // watermark w as w − 1, Flush as the end of the input. at[i] is the index
@@ -146,32 +159,71 @@ func runFlink(t *testing.T, c windowCase) ([]flinkrun.Step, error) {
 // the calls that still show it, and both sides call by call.
 func checkWindows(t *testing.T, what string, gen func(r *seeded) windowCase) {
 	t.Helper()
+	checkScenarios(t, what, differential[windowCase]{
+		gen:    gen,
+		config: func(c windowCase) string { return c.config },
+		calls:  func(c windowCase) int { return len(c.ops) },
+		differs: func(c windowCase) (int, error) {
+			fl, err := runFlink(t, c)
+			if err != nil {
+				return 0, err
+			}
+			return differs(c.replay(), fl), nil
+		},
+		shrink: func(c windowCase) windowCase {
+			c.ops = shrink(c.ops, func(ops []windowtest.Op) bool {
+				c2 := c
+				c2.ops = ops
+				fl2, err := runFlink(t, c2)
+				return err == nil && differs(c2.replay(), fl2) >= 0
+			})
+			return c
+		},
+		show: func(c windowCase) string {
+			fl, _ := runFlink(t, c)
+			return sideBySide(c.ops, c.replay(), fl)
+		},
+	})
+}
+
+// A differential is one kind of scenario as checkScenarios runs it: how to
+// make one, run it on both sides, shrink it and show it.
+type differential[C any] struct {
+	gen    func(r *seeded) C
+	config func(C) string // the course's config, for messages
+	calls  func(C) int    // how many calls the scenario makes
+	// differs runs the scenario through the reference and through Flink
+	// and returns the first call at which they differ, or −1.
+	differs func(C) (int, error)
+	// shrink returns a smaller scenario that still differs.
+	shrink func(C) C
+	// show renders both sides call by call, marking the calls that differ.
+	show func(C) string
+}
+
+// checkScenarios runs the scenarios d.gen makes, one per seed from the
+// test's seed on, through the reference and through Flink, and stops t at
+// the first difference with the seed that replays it, the scenario shrunk
+// to the calls that still show it, and both sides call by call.
+func checkScenarios[C any](t *testing.T, what string, d differential[C]) {
+	t.Helper()
 	needFlink(t)
 	base := suite.Seed(t)
 	for i := range uint64(*scenarios) {
 		seed := base + i
-		c := gen(&seeded{kit.NewRand(seed)})
-		fl, err := runFlink(t, c)
+		c := d.gen(&seeded{kit.NewRand(seed)})
+		at, err := d.differs(c)
 		if err != nil {
-			t.Fatalf("scenario seed %d (%s, %d calls): %v", seed, c.config, len(c.ops), err)
+			t.Fatalf("scenario seed %d (%s, %d calls): %v", seed, d.config(c), d.calls(c), err)
 		}
-		course := c.replay()
-		at := differs(course, fl)
 		if at < 0 {
 			continue
 		}
-		full := len(c.ops)
-		c.ops = shrink(c.ops, func(ops []windowtest.Op) bool {
-			c2 := c
-			c2.ops = ops
-			fl2, err := runFlink(t, c2)
-			return err == nil && differs(c2.replay(), fl2) >= 0
-		})
-		fl, _ = runFlink(t, c)
-		course = c.replay()
-		t.Fatalf("%s: the reference and Flink differ (scenario seed %d; replay it alone with FLK_SEED=%d go test -tags flink -run '^%s$' -flink.scenarios 1 ./flink/parity).\n"+
+		full := d.calls(c)
+		c = d.shrink(c)
+		t.Fatalf("%s: the reference and Flink differ (scenario seed %d; replay it alone with FLK_SEED=%d go test -tags flink -run '^%s$' ./flink/parity -flink.scenarios 1).\n"+
 			"%s\nShrunk from %d calls to %d that still differ (≠ marks the calls that do):\n\n%s",
-			what, seed, seed, t.Name(), c.config, full, len(c.ops), sideBySide(c.ops, course, fl))
+			what, seed, seed, t.Name(), d.config(c), full, d.calls(c), d.show(c))
 	}
 	t.Logf("%d scenarios from seed %d: the reference and Flink agree on every call", *scenarios, base)
 }
@@ -179,7 +231,7 @@ func checkWindows(t *testing.T, what string, gen func(r *seeded) windowCase) {
 // shrink returns a shortest-it-finds subsequence of ops on which fails
 // still holds: it drops runs of calls, halving their length, while the
 // difference stays.
-func shrink(ops []windowtest.Op, fails func([]windowtest.Op) bool) []windowtest.Op {
+func shrink[T any](ops []T, fails func([]T) bool) []T {
 	for chunk := max(len(ops)/2, 1); ; chunk /= 2 {
 		for i := 0; i+chunk <= len(ops); {
 			cand := slices.Concat(ops[:i], ops[i+chunk:])

@@ -14,7 +14,13 @@
 //     call for it must do nothing;
 //   - Flink fires the timers that fall due together in its timer queue's
 //     order; the course fixes (End, Start, Key): Flink's results of one step
-//     are compared after a stable sort into that order.
+//     are compared after a stable sort into that order;
+//   - a stage 07 partition's watermark is its largest timestamp minus
+//     OutOfOrderness, Flink's BoundedOutOfOrdernessWatermarks' one less:
+//     compared as w − 1 throughout, math.MaxInt64 included (there is no
+//     Flush in it); and Flink checks idleness only on its periodic emit,
+//     which the runner calls at every instant the course is asked, and
+//     twice at each event's, so that Flink's countdown starts at the event.
 //
 // Every other difference is deliberate and is a row of the parity table in
 // docs/PARITY.md, with the test that pins it.

@@ -68,7 +68,7 @@ func TestCardsCiteDifferentialTestsThatExist(t *testing.T) {
 	if err != nil || len(cards) == 0 {
 		t.Fatalf("no stage cards found: %v", err)
 	}
-	covered := []string{"01-windows", "03-lateness", "09-sliding"}
+	covered := []string{"01-windows", "02-keyed-partitioning", "03-lateness", "06-rescaling", "07-idleness", "09-sliding"}
 	for _, card := range cards {
 		b, err := os.ReadFile(card)
 		if err != nil {
@@ -104,4 +104,68 @@ func TestParityRowsCiteTestsThatExist(t *testing.T) {
 			t.Errorf("docs/PARITY.md names %s, which is no test of flink/parity or of the stages", m[1])
 		}
 	}
+}
+
+// rowRef matches a reference to a row of the parity table: "row 5 of
+// docs/PARITY.md", "row 5 of [docs/PARITY.md](…)", "(docs/PARITY.md, row 5)".
+var rowRef = regexp.MustCompile(`row (\d+) of \[?docs/PARITY\.md|docs/PARITY\.md, row (\d+)`)
+
+// parityRows returns the stage column of each numbered row of the parity
+// table, by number.
+func parityRows(t *testing.T) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/PARITY.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) > 3 && regexp.MustCompile(`^ \d+ $`).MatchString(cells[1]) {
+			rows[strings.TrimSpace(cells[1])] = strings.TrimSpace(cells[2])
+		}
+	}
+	return rows
+}
+
+// TestRowReferencesNameRowsOfTheirStage certifies that a card's "row N of
+// docs/PARITY.md" names a row that exists and whose stages include the
+// card's, so that a row inserted or renumbered cannot leave a card pointing
+// at another stage's difference.
+func TestRowReferencesNameRowsOfTheirStage(t *testing.T) {
+	rows := parityRows(t)
+	cards, _ := filepath.Glob("../../stages/*/README.md")
+	for _, card := range cards {
+		b, err := os.ReadFile(card)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stage := filepath.Base(filepath.Dir(card))
+		for _, m := range rowRef.FindAllStringSubmatch(string(b), -1) {
+			n := m[1] + m[2]
+			stages, ok := rows[n]
+			switch {
+			case !ok:
+				t.Errorf("%s names row %s of docs/PARITY.md, which has no such row", stage, n)
+			case !coversStage(stages, stage[:2]):
+				t.Errorf("%s names row %s of docs/PARITY.md, a row of stages %s", stage, n, stages)
+			}
+		}
+	}
+}
+
+// coversStage reports whether a row's stage column ("01, 09", "01–12")
+// includes stage nn.
+func coversStage(col, nn string) bool {
+	for part := range strings.SplitSeq(col, ",") {
+		part = strings.TrimSpace(part)
+		if lo, hi, ok := strings.Cut(part, "–"); ok {
+			if lo <= nn && nn <= hi {
+				return true
+			}
+		} else if part == nn {
+			return true
+		}
+	}
+	return false
 }

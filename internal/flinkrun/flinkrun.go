@@ -279,8 +279,14 @@ func (r *Runner) Run(kind string, spec, ops, steps any) error {
 // RunWindows runs a window scenario: Flink's WindowOperator built from
 // spec, one Step per Op.
 func (r *Runner) RunWindows(spec WindowSpec, ops []Op) ([]Step, error) {
-	var steps []Step
-	if err := r.Run("window", spec, ops, &steps); err != nil {
+	return runSteps[Step](r, "window", spec, ops)
+}
+
+// runSteps runs a scenario of kind through r and returns its steps, one
+// per op: an answer with another number of steps is an error.
+func runSteps[S, O any](r *Runner, kind string, spec any, ops []O) ([]S, error) {
+	var steps []S
+	if err := r.Run(kind, spec, ops, &steps); err != nil {
 		return nil, err
 	}
 	if len(steps) != len(ops) {
