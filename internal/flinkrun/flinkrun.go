@@ -279,8 +279,28 @@ func (r *Runner) Run(kind string, spec, ops, steps any) error {
 // RunWindows runs a window scenario: Flink's WindowOperator built from
 // spec, one Step per Op.
 func (r *Runner) RunWindows(spec WindowSpec, ops []Op) ([]Step, error) {
-	var steps []Step
-	if err := r.Run("window", spec, ops, &steps); err != nil {
+	return runSteps[Step](r, "window", spec, ops)
+}
+
+// RunSeenTTL runs a seen-TTL scenario: every delivery, redeliveries too,
+// through Flink's keyed dedup function and then its WindowOperator, one
+// Step per Op, with Dropped and Remembered set.
+func (r *Runner) RunSeenTTL(spec SeenTTLSpec, ops []Op) ([]Step, error) {
+	return runSteps[Step](r, "seenttl", spec, ops)
+}
+
+// RunBroadcast runs a broadcast scenario: events through Flink's
+// WindowOperator and rules through a lateness function, both into Flink's
+// CoBroadcastWithKeyedOperator; one BroadcastStep per BroadcastOp.
+func (r *Runner) RunBroadcast(spec BroadcastSpec, ops []BroadcastOp) ([]BroadcastStep, error) {
+	return runSteps[BroadcastStep](r, "broadcast", spec, ops)
+}
+
+// runSteps runs a scenario of kind and checks that the runner answered one
+// step per op.
+func runSteps[S, O any](r *Runner, kind string, spec any, ops []O) ([]S, error) {
+	var steps []S
+	if err := r.Run(kind, spec, ops, &steps); err != nil {
 		return nil, err
 	}
 	if len(steps) != len(ops) {

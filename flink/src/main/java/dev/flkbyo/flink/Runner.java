@@ -32,7 +32,11 @@ public final class Runner {
   }
 
   /** Every kind of scenario, by the name a scenario's "kind" gives. */
-  static final Map<String, Kind> KINDS = Map.of("window", WindowRun::run);
+  static final Map<String, Kind> KINDS =
+      Map.of(
+          "window", WindowRun::run,
+          "seenttl", SeenTTLRun::run,
+          "broadcast", BroadcastRun::run);
 
   /** The answer to one scenario. */
   record Answer(List<?> steps, String error) {}
