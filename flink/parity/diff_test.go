@@ -3,6 +3,7 @@
 package parity
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"slices"
@@ -26,6 +27,14 @@ type windowCase struct {
 	// with (a session's retractions, say, which Flink does not emit): the
 	// results are compared, and shown, through it.
 	view func([]kit.Result) []kit.Result
+	// flinkDedups, when set, sends every delivery to Flink, redeliveries
+	// too, through the runner's "seenttl" kind, whose keyed dedup function
+	// remembers an ID until the watermark reaches its TS + ttl (0: forever)
+	// and drops its redeliveries meanwhile; each call's dedup is compared
+	// too (courseStep.dropped, .remembered). Without it a redelivery never
+	// reaches Flink (flinkOps).
+	flinkDedups bool
+	ttl         int64
 }
 
 // A courseStep is what the reference did on one call.
@@ -33,14 +42,37 @@ type courseStep struct {
 	results []kit.Result
 	late    []kit.Event // what the call added to Late()
 	wm      int64       // Watermark() after the call
+
+	// Set only for a windowCase with flinkDedups:
+	dedup      bool        // the fields below are the reference's
+	dropped    []kit.Event // the call's event, if the call dropped it as a redelivery
+	remembered int         // RememberedIDs() after the call
+}
+
+// dedupProcessor is what a reference processor with a seen TTL offers
+// beyond windowtest.Processor: the IDs it remembers, and a snapshot, whose
+// bytes tell a call that changed nothing.
+type dedupProcessor interface {
+	windowtest.Processor
+	RememberedIDs() int
+	Snapshot() ([]byte, error)
 }
 
 // replay makes the calls on a new reference processor.
+//
+// With flinkDedups, a Process call is taken as dropped when it returned
+// nothing, sent nothing to the side output and left the processor's
+// snapshot byte for byte as it was: an event taken as new either goes to
+// the side output or changes a window's count, and so the snapshot.
 func (c windowCase) replay() []courseStep {
 	p := c.newP()
 	steps := make([]courseStep, len(c.ops))
 	seen := 0
 	for i, o := range c.ops {
+		var before []byte
+		if c.flinkDedups && o.Kind == "process" {
+			before = mustSnapshot(p)
+		}
 		steps[i].results = o.Apply(p)
 		if c.view != nil {
 			steps[i].results = c.view(steps[i].results)
@@ -48,8 +80,24 @@ func (c windowCase) replay() []courseStep {
 		late := p.Late()
 		steps[i].late, seen = late[seen:], len(late)
 		steps[i].wm = p.Watermark()
+		if c.flinkDedups {
+			steps[i].dedup = true
+			steps[i].remembered = p.(dedupProcessor).RememberedIDs()
+			if before != nil && len(steps[i].results) == 0 && len(steps[i].late) == 0 && bytes.Equal(before, mustSnapshot(p)) {
+				steps[i].dropped = []kit.Event{o.Event}
+			}
+		}
 	}
 	return steps
+}
+
+// mustSnapshot returns the snapshot of p, a dedupProcessor.
+func mustSnapshot(p windowtest.Processor) []byte {
+	b, err := p.(dedupProcessor).Snapshot()
+	if err != nil {
+		panic(fmt.Sprintf("the reference's Snapshot: %v", err))
+	}
+	return b
 }
 
 // flinkWM maps a course watermark to Flink's: w − 1, but for the ends of
@@ -80,15 +128,40 @@ func flinkSourceWM(w int64) int64 {
 // watermark w as w − 1, Flush as the end of the input. at[i] is the index
 // of call i's arrival, or −1 for a redelivery.
 func flinkOps(ops []windowtest.Op) (fops []flinkrun.Op, at []int) {
-	seen := map[string]bool{}
+	return mapOps(ops, deliveries{})
+}
+
+// everyDelivery maps the calls as flinkOps does, but sends every delivery
+// to Flink, redeliveries too: for a Flink job that deduplicates itself.
+func everyDelivery(ops []windowtest.Op) (fops []flinkrun.Op, at []int) {
+	return mapOps(ops, nil)
+}
+
+// deliveries is the IDs delivered so far, for sending Flink the first
+// delivery of each only.
+type deliveries map[string]bool
+
+// redelivery reports whether id was delivered before, and notes it; a nil
+// deliveries takes every delivery as the first.
+func (d deliveries) redelivery(id string) bool {
+	if d == nil {
+		return false
+	}
+	seen := d[id]
+	d[id] = true
+	return seen
+}
+
+// mapOps maps the calls to Flink's arrivals, leaving out the redeliveries
+// d reports (none when d is nil).
+func mapOps(ops []windowtest.Op, d deliveries) (fops []flinkrun.Op, at []int) {
 	at = make([]int, len(ops))
 	for i, o := range ops {
 		at[i] = len(fops)
 		switch {
-		case o.Kind == "process" && seen[o.Event.ID]:
+		case o.Kind == "process" && d.redelivery(o.Event.ID):
 			at[i] = -1
 		case o.Kind == "process":
-			seen[o.Event.ID] = true
 			fops = append(fops, flinkrun.EventOp(flinkrun.Event(o.Event)))
 		case o.Kind == "flush", o.Kind == "advance" && o.WM == math.MaxInt64:
 			fops = append(fops, flinkrun.EndOp())
@@ -122,19 +195,30 @@ func flinkSteps(steps []flinkrun.Step, at []int) []flinkrun.Step {
 func inCourseOrder(rs []flinkrun.Result) []kit.Result {
 	out := make([]kit.Result, len(rs))
 	for i, r := range rs {
-		out[i] = kit.Result{Key: r.Key, Start: r.Start, End: r.End, Count: r.Count, Sum: r.Sum, IsUpdate: r.Update}
+		out[i] = courseResult(r)
 	}
 	return kit.SortResults(out)
 }
 
+// courseResult returns a Flink result as a kit.Result.
+func courseResult(r flinkrun.Result) kit.Result {
+	return kit.Result{Key: r.Key, Start: r.Start, End: r.End, Count: r.Count, Sum: r.Sum, IsUpdate: r.Update}
+}
+
+// sameEvent reports whether a course event and a Flink one are the same.
+func sameEvent(a kit.Event, b flinkrun.Event) bool { return a == kit.Event(b) }
+
 // differs returns the first call at which the course and Flink differ, or
 // −1: results (Flink's in the course's order), the side output, and the
-// watermark after the documented mapping.
+// watermark after the documented mapping; with a dedup in Flink, which
+// deliveries were dropped and how many IDs are remembered.
 func differs(course []courseStep, fl []flinkrun.Step) int {
 	for i := range course {
 		if !slices.Equal(course[i].results, inCourseOrder(fl[i].Results)) ||
-			!slices.EqualFunc(course[i].late, fl[i].Late, func(a kit.Event, b flinkrun.Event) bool { return a == kit.Event(b) }) ||
-			flinkWM(course[i].wm) != fl[i].Watermark {
+			!slices.EqualFunc(course[i].late, fl[i].Late, sameEvent) ||
+			flinkWM(course[i].wm) != fl[i].Watermark ||
+			!slices.EqualFunc(course[i].dropped, fl[i].Dropped, sameEvent) ||
+			course[i].remembered != fl[i].Remembered {
 			return i
 		}
 	}
@@ -144,9 +228,12 @@ func differs(course []courseStep, fl []flinkrun.Step) int {
 // runFlink runs c through Flink and aligns its steps with c's calls.
 func runFlink(t *testing.T, c windowCase) ([]flinkrun.Step, error) {
 	t.Helper()
+	if c.flinkDedups {
+		fops, _ := everyDelivery(c.ops)
+		return flink.RunSeenTTL(flinkrun.SeenTTLSpec{Window: c.spec, TTL: c.ttl}, fops)
+	}
 	fops, at := flinkOps(c.ops)
-	w := c.spec
-	steps, err := flink.RunWindows(w, fops)
+	steps, err := flink.RunWindows(c.spec, fops)
 	if err != nil {
 		return nil, err
 	}
@@ -159,79 +246,79 @@ func runFlink(t *testing.T, c windowCase) ([]flinkrun.Step, error) {
 // the calls that still show it, and both sides call by call.
 func checkWindows(t *testing.T, what string, gen func(r *seeded) windowCase) {
 	t.Helper()
-	checkScenarios(t, what, differential[windowCase]{
-		gen:    gen,
-		config: func(c windowCase) string { return c.config },
-		calls:  func(c windowCase) int { return len(c.ops) },
-		differs: func(c windowCase) (int, error) {
-			fl, err := runFlink(t, c)
-			if err != nil {
-				return 0, err
-			}
-			return differs(c.replay(), fl), nil
-		},
-		shrink: func(c windowCase) windowCase {
-			c.ops = shrink(c.ops, func(ops []windowtest.Op) bool {
-				c2 := c
-				c2.ops = ops
-				fl2, err := runFlink(t, c2)
-				return err == nil && differs(c2.replay(), fl2) >= 0
-			})
-			return c
-		},
-		show: func(c windowCase) string {
-			fl, _ := runFlink(t, c)
-			return sideBySide(c.ops, c.replay(), fl)
-		},
-	})
+	check(t, what, func(r *seeded) differential[windowtest.Op] { return gen(r) })
 }
 
-// A differential is one kind of scenario as checkScenarios runs it: how to
-// make one, run it on both sides, shrink it and show it.
-type differential[C any] struct {
-	gen    func(r *seeded) C
-	config func(C) string // the course's config, for messages
-	calls  func(C) int    // how many calls the scenario makes
-	// differs runs the scenario through the reference and through Flink
-	// and returns the first call at which they differ, or −1.
-	differs func(C) (int, error)
-	// shrink returns a smaller scenario that still differs.
-	shrink func(C) C
-	// show renders both sides call by call, marking the calls that differ.
-	show func(C) string
+// A differential is one random scenario of a differential test, for check:
+// its calls, and how to run them on both sides and compare.
+type differential[O any] interface {
+	// describe says the scenario's configuration, for messages.
+	describe() string
+	// calls returns the scenario's calls.
+	calls() []O
+	// with returns the scenario with its calls replaced by ops.
+	with(ops []O) differential[O]
+	// compare runs the calls through the reference and through Flink and
+	// returns the first call at which the two differ, or −1, and a
+	// rendering of both sides call by call.
+	compare(t *testing.T) (at int, sides func() string, err error)
 }
 
-// checkScenarios runs the scenarios d.gen makes, one per seed from the
-// test's seed on, through the reference and through Flink, and stops t at
-// the first difference with the seed that replays it, the scenario shrunk
-// to the calls that still show it, and both sides call by call.
-func checkScenarios[C any](t *testing.T, what string, d differential[C]) {
+// check runs the scenarios gen makes, one per seed from the test's seed
+// on, and stops t at the first difference with the seed that replays it,
+// the scenario shrunk to the calls that still show it, and both sides call
+// by call.
+func check[O any](t *testing.T, what string, gen func(r *seeded) differential[O]) {
 	t.Helper()
 	needFlink(t)
 	base := suite.Seed(t)
 	for i := range uint64(*scenarios) {
 		seed := base + i
-		c := d.gen(&seeded{kit.NewRand(seed)})
-		at, err := d.differs(c)
+		c := gen(&seeded{kit.NewRand(seed)})
+		at, _, err := c.compare(t)
 		if err != nil {
-			t.Fatalf("scenario seed %d (%s, %d calls): %v", seed, d.config(c), d.calls(c), err)
+			t.Fatalf("scenario seed %d (%s, %d calls): %v", seed, c.describe(), len(c.calls()), err)
 		}
 		if at < 0 {
 			continue
 		}
-		full := d.calls(c)
-		c = d.shrink(c)
+		full := len(c.calls())
+		c = c.with(shrink(c.calls(), func(ops []O) bool {
+			at, _, err := c.with(ops).compare(t)
+			return err == nil && at >= 0
+		}))
+		_, sides, err := c.compare(t)
+		if err != nil {
+			t.Fatalf("scenario seed %d (%s): the shrunk scenario: %v", seed, c.describe(), err)
+		}
 		t.Fatalf("%s: the reference and Flink differ (scenario seed %d; replay it alone with FLK_SEED=%d go test -tags flink -run '^%s$' ./flink/parity -flink.scenarios 1).\n"+
 			"%s\nShrunk from %d calls to %d that still differ (≠ marks the calls that do):\n\n%s",
-			what, seed, seed, t.Name(), d.config(c), full, d.calls(c), d.show(c))
+			what, seed, seed, t.Name(), c.describe(), full, len(c.calls()), sides())
 	}
 	t.Logf("%d scenarios from seed %d: the reference and Flink agree on every call", *scenarios, base)
+}
+
+func (c windowCase) describe() string       { return c.config }
+func (c windowCase) calls() []windowtest.Op { return c.ops }
+
+func (c windowCase) with(ops []windowtest.Op) differential[windowtest.Op] {
+	c.ops = ops
+	return c
+}
+
+func (c windowCase) compare(t *testing.T) (int, func() string, error) {
+	fl, err := runFlink(t, c)
+	if err != nil {
+		return 0, nil, err
+	}
+	course := c.replay()
+	return differs(course, fl), func() string { return sideBySide(c.ops, course, fl) }, nil
 }
 
 // shrink returns a shortest-it-finds subsequence of ops on which fails
 // still holds: it drops runs of calls, halving their length, while the
 // difference stays.
-func shrink[T any](ops []T, fails func([]T) bool) []T {
+func shrink[O any](ops []O, fails func([]O) bool) []O {
 	for chunk := max(len(ops)/2, 1); ; chunk /= 2 {
 		for i := 0; i+chunk <= len(ops); {
 			cand := slices.Concat(ops[:i], ops[i+chunk:])
@@ -256,17 +343,19 @@ func sideBySide(ops []windowtest.Op, course []courseStep, fl []flinkrun.Step) st
 			mark = "≠"
 		}
 		fmt.Fprintf(&b, "%s %2d  %v\n", mark, i+1, o)
-		fmt.Fprintf(&b, "       course  %-60s watermark %s%s\n", fmtResults(course[i].results), kit.FormatWatermark(course[i].wm), fmtLate(course[i].late))
-		fw := fl[i].Watermark
-		shown := kit.FormatWatermark(fw)
-		if fw != math.MinInt64 && fw != math.MaxInt64 {
-			shown += fmt.Sprintf(" (course's %d)", fw+1)
-		}
+		fmt.Fprintf(&b, "       course  %-60s watermark %s%s%s\n", fmtResults(course[i].results), kit.FormatWatermark(course[i].wm), fmtLate(course[i].late),
+			fmtDedup(course[i].dedup, course[i].dropped, course[i].remembered))
+		shown := fmtFlinkWM(fl[i].Watermark)
 		late := make([]kit.Event, len(fl[i].Late))
 		for j, e := range fl[i].Late {
 			late[j] = kit.Event(e)
 		}
-		fmt.Fprintf(&b, "       Flink   %-60s watermark %s%s\n", fmtResults(inCourseOrder(fl[i].Results)), shown, fmtLate(late))
+		dropped := make([]kit.Event, len(fl[i].Dropped))
+		for j, e := range fl[i].Dropped {
+			dropped[j] = kit.Event(e)
+		}
+		fmt.Fprintf(&b, "       Flink   %-60s watermark %s%s%s\n", fmtResults(inCourseOrder(fl[i].Results)), shown, fmtLate(late),
+			fmtDedup(course[i].dedup, dropped, fl[i].Remembered))
 	}
 	return b.String()
 }
@@ -280,6 +369,27 @@ func fmtResults(rs []kit.Result) string {
 		parts[i] = r.String()
 	}
 	return strings.Join(parts, "; ")
+}
+
+// fmtFlinkWM renders a Flink watermark, with the course's for it.
+func fmtFlinkWM(fw int64) string {
+	shown := kit.FormatWatermark(fw)
+	if fw != math.MinInt64 && fw != math.MaxInt64 {
+		shown += fmt.Sprintf(" (course's %d)", fw+1)
+	}
+	return shown
+}
+
+// fmtDedup renders what a dedup did on one call, when the case compares it.
+func fmtDedup(shown bool, dropped []kit.Event, remembered int) string {
+	if !shown {
+		return ""
+	}
+	s := fmt.Sprintf("   %d IDs remembered", remembered)
+	if len(dropped) > 0 {
+		s = "   dropped as a redelivery" + s
+	}
+	return s
 }
 
 func fmtLate(es []kit.Event) string {

@@ -33,37 +33,10 @@ import (
 // (docs/PARITY.md, the conventions).
 func TestIdlenessMatchesFlink(t *testing.T) {
 	var seen idlenessCoverage
-	checkScenarios(t, "stage 07, idleness", differential[idlenessCase]{
-		gen:    idlenessScenario,
-		config: func(c idlenessCase) string { return fmt.Sprintf("WatermarkConfig%+v", c.cfg) },
-		calls:  func(c idlenessCase) int { return len(c.ops) },
-		differs: func(c idlenessCase) (int, error) {
-			course := c.replay()
-			fl, err := flink.RunIdleness(c.spec(), c.ops)
-			if err != nil {
-				return 0, err
-			}
-			at := idlenessDiffers(course, fl)
-			if at < 0 {
-				seen.add(c, course)
-			}
-			return at, nil
-		},
-		shrink: func(c idlenessCase) idlenessCase {
-			c.ops = shrink(c.ops, func(ops []flinkrun.IdlenessOp) bool {
-				c2 := idlenessCase{c.cfg, ops}
-				fl, err := flink.RunIdleness(c2.spec(), ops)
-				return err == nil && idlenessDiffers(c2.replay(), fl) >= 0
-			})
-			return c
-		},
-		show: func(c idlenessCase) string {
-			fl, err := flink.RunIdleness(c.spec(), c.ops)
-			if err != nil {
-				return err.Error()
-			}
-			return idlenessSideBySide(c.ops, c.replay(), fl)
-		},
+	check(t, "stage 07, idleness", func(r *seeded) differential[flinkrun.IdlenessOp] {
+		c := idlenessScenario(r)
+		c.seen = &seen
+		return c
 	})
 	t.Logf("covered: %v", seen)
 	if *scenarios >= 100 {
@@ -77,6 +50,29 @@ func TestIdlenessMatchesFlink(t *testing.T) {
 type idlenessCase struct {
 	cfg solutions.WatermarkConfig
 	ops []flinkrun.IdlenessOp
+	// seen, when set, counts what the histories Flink agreed on covered.
+	seen *idlenessCoverage
+}
+
+func (c idlenessCase) describe() string             { return fmt.Sprintf("WatermarkConfig%+v", c.cfg) }
+func (c idlenessCase) calls() []flinkrun.IdlenessOp { return c.ops }
+
+func (c idlenessCase) with(ops []flinkrun.IdlenessOp) differential[flinkrun.IdlenessOp] {
+	c.ops = ops
+	return c
+}
+
+func (c idlenessCase) compare(t *testing.T) (int, func() string, error) {
+	course := c.replay()
+	fl, err := flink.RunIdleness(c.spec(), c.ops)
+	if err != nil {
+		return 0, nil, err
+	}
+	at := idlenessDiffers(course, fl)
+	if at < 0 && c.seen != nil {
+		c.seen.add(c, course)
+	}
+	return at, func() string { return idlenessSideBySide(c.ops, course, fl) }, nil
 }
 
 // spec is c's config in Flink's terms.
@@ -227,7 +223,7 @@ func idlenessScenario(r *seeded) idlenessCase {
 		eventTime[p] = max(eventTime[p], ts)
 		ops = append(ops, flinkrun.ObserveOp(p, ts))
 	}
-	return idlenessCase{cfg, ops}
+	return idlenessCase{cfg: cfg, ops: ops}
 }
 
 // clockStep returns how far the clock moves: the timeout exactly, one

@@ -30,34 +30,7 @@ import (
 // TaskForKeyGroup, must give the subtask keyBy sends the key to
 // (assignKeyToParallelOperator).
 func TestKeyGroupsMatchFlink(t *testing.T) {
-	checkScenarios(t, "stage 06, key groups", differential[keyGroupsCase]{
-		gen: keyGroupsScenario,
-		config: func(c keyGroupsCase) string {
-			return fmt.Sprintf("maxParallelism %d, parallelism %d", c.MaxParallelism, c.Parallelism)
-		},
-		calls: func(c keyGroupsCase) int { return len(c.ops) },
-		differs: func(c keyGroupsCase) (int, error) {
-			fl, err := flink.RunKeyGroups(c.KeyGroupsSpec, c.ops)
-			if err != nil {
-				return 0, err
-			}
-			return c.differs(fl), nil
-		},
-		shrink: func(c keyGroupsCase) keyGroupsCase {
-			c.ops = shrink(c.ops, func(ops []flinkrun.KeyGroupsOp) bool {
-				fl, err := flink.RunKeyGroups(c.KeyGroupsSpec, ops)
-				return err == nil && keyGroupsCase{c.KeyGroupsSpec, ops}.differs(fl) >= 0
-			})
-			return c
-		},
-		show: func(c keyGroupsCase) string {
-			fl, err := flink.RunKeyGroups(c.KeyGroupsSpec, c.ops)
-			if err != nil {
-				return err.Error()
-			}
-			return c.sideBySide(fl)
-		},
-	})
+	check(t, "stage 06, key groups", func(r *seeded) differential[flinkrun.KeyGroupsOp] { return keyGroupsScenario(r) })
 }
 
 // A keyGroupsCase is one (maxParallelism, parallelism) pair and the
@@ -65,6 +38,25 @@ func TestKeyGroupsMatchFlink(t *testing.T) {
 type keyGroupsCase struct {
 	flinkrun.KeyGroupsSpec
 	ops []flinkrun.KeyGroupsOp
+}
+
+func (c keyGroupsCase) describe() string {
+	return fmt.Sprintf("maxParallelism %d, parallelism %d", c.MaxParallelism, c.Parallelism)
+}
+
+func (c keyGroupsCase) calls() []flinkrun.KeyGroupsOp { return c.ops }
+
+func (c keyGroupsCase) with(ops []flinkrun.KeyGroupsOp) differential[flinkrun.KeyGroupsOp] {
+	c.ops = ops
+	return c
+}
+
+func (c keyGroupsCase) compare(t *testing.T) (int, func() string, error) {
+	fl, err := flink.RunKeyGroups(c.KeyGroupsSpec, c.ops)
+	if err != nil {
+		return 0, nil, err
+	}
+	return c.differs(fl), func() string { return c.sideBySide(fl) }, nil
 }
 
 // answer is the course's answer to question i, in the shape of Flink's:

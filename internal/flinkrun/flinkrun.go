@@ -282,6 +282,20 @@ func (r *Runner) RunWindows(spec WindowSpec, ops []Op) ([]Step, error) {
 	return runSteps[Step](r, "window", spec, ops)
 }
 
+// RunSeenTTL runs a seen-TTL scenario: every delivery, redeliveries too,
+// through Flink's keyed dedup function and then its WindowOperator, one
+// Step per Op, with Dropped and Remembered set.
+func (r *Runner) RunSeenTTL(spec SeenTTLSpec, ops []Op) ([]Step, error) {
+	return runSteps[Step](r, "seenttl", spec, ops)
+}
+
+// RunBroadcast runs a broadcast scenario: events through Flink's
+// WindowOperator and rules through a lateness function, both into Flink's
+// CoBroadcastWithKeyedOperator; one BroadcastStep per BroadcastOp.
+func (r *Runner) RunBroadcast(spec BroadcastSpec, ops []BroadcastOp) ([]BroadcastStep, error) {
+	return runSteps[BroadcastStep](r, "broadcast", spec, ops)
+}
+
 // runSteps runs a scenario of kind through r and returns its steps, one
 // per op: an answer with another number of steps is an error.
 func runSteps[S, O any](r *Runner, kind string, spec any, ops []O) ([]S, error) {

@@ -61,4 +61,78 @@ type Step struct {
 	Results   []Result `json:"results"`
 	Late      []Event  `json:"late"`
 	Watermark int64    `json:"watermark"`
+	// Dropped and Remembered are the "seenttl" kind's (RunSeenTTL), zero
+	// in the others': the deliveries its keyed dedup function dropped as
+	// redeliveries on this Op, and how many IDs its keyed state holds
+	// after it.
+	Dropped    []Event `json:"dropped"`
+	Remembered int     `json:"remembered"`
+}
+
+// SeenTTLSpec configures the "seenttl" kind: Flink's KeyedProcessOperator,
+// keyed by ID, running a dedup function that remembers an ID with an
+// event-time timer, followed by the WindowOperator of Window.
+type SeenTTLSpec struct {
+	Window WindowSpec `json:"window"`
+	// TTL is in the course's terms: an ID is forgotten when the course's
+	// watermark reaches its TS + TTL (saturating), which the function sets
+	// its timer for in Flink's; 0 remembers every ID forever.
+	TTL int64 `json:"ttl"`
+}
+
+// BroadcastSpec configures the "broadcast" kind: the WindowOperator of
+// Window on the events, a ProcessFunction judging the rules' lateness, and
+// Flink's CoBroadcastWithKeyedOperator joining the two, run as Parallelism
+// subtasks with MaxParallelism key groups.
+type BroadcastSpec struct {
+	Window         WindowSpec `json:"window"`
+	Parallelism    int        `json:"parallelism"`
+	MaxParallelism int        `json:"maxParallelism"`
+}
+
+// Rule is a rule of the rules stream, as solutions.Rule.
+type Rule struct {
+	Prefix    string `json:"prefix"`
+	Threshold int64  `json:"threshold"`
+	TS        int64  `json:"ts"`
+}
+
+// BroadcastOp is one arrival of a broadcast scenario: an event ("event") or
+// a watermark ("watermark") of the events' input, a rule ("rule") or a
+// watermark ("ruleWatermark") of the rules' input, or the end of both
+// ("end"). Watermarks are in Flink's terms.
+type BroadcastOp struct {
+	Op    string `json:"op"`
+	Event *Event `json:"event,omitempty"`
+	Rule  *Rule  `json:"rule,omitempty"`
+	WM    int64  `json:"wm"`
+}
+
+// BroadcastEventOp, BroadcastWatermarkOp, RuleOp, RuleWatermarkOp and
+// BroadcastEndOp make BroadcastOps.
+func BroadcastEventOp(e Event) BroadcastOp      { return BroadcastOp{Op: "event", Event: &e} }
+func BroadcastWatermarkOp(wm int64) BroadcastOp { return BroadcastOp{Op: "watermark", WM: wm} }
+func RuleOp(r Rule) BroadcastOp                 { return BroadcastOp{Op: "rule", Rule: &r} }
+func RuleWatermarkOp(wm int64) BroadcastOp      { return BroadcastOp{Op: "ruleWatermark", WM: wm} }
+func BroadcastEndOp() BroadcastOp               { return BroadcastOp{Op: "end", WM: math.MaxInt64} }
+
+// Alerts is one record of the broadcast operator: a window result and the
+// rules it reached the threshold of, in no particular order.
+type Alerts struct {
+	Result Result `json:"result"`
+	Rules  []Rule `json:"rules"`
+}
+
+// BroadcastStep is what Flink did in answer to one BroadcastOp: the alerts
+// the broadcast operator's subtasks emitted, subtask by subtask, each in
+// emission order; the events the window operator's side output received;
+// the rules the lateness function sent to its side output; the combined
+// watermark the broadcast operator passed on (math.MinInt64: none yet);
+// and each subtask's broadcast state, as rules in no particular order.
+type BroadcastStep struct {
+	Alerts    []Alerts `json:"alerts"`
+	Late      []Event  `json:"late"`
+	LateRules []Rule   `json:"lateRules"`
+	Watermark int64    `json:"watermark"`
+	Rules     [][]Rule `json:"rules"`
 }

@@ -33,7 +33,12 @@ public final class Runner {
 
   /** Every kind of scenario, by the name a scenario's "kind" gives. */
   static final Map<String, Kind> KINDS =
-      Map.of("window", WindowRun::run, "keygroups", KeyGroupsRun::run, "idleness", IdlenessRun::run);
+      Map.of(
+          "window", WindowRun::run,
+          "keygroups", KeyGroupsRun::run,
+          "idleness", IdlenessRun::run,
+          "seenttl", SeenTTLRun::run,
+          "broadcast", BroadcastRun::run);
 
   /** The answer to one scenario. */
   record Answer(List<?> steps, String error) {}

@@ -6,10 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Queue;
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.eventtime.BoundedOutOfOrdernessWatermarks;
-import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -40,12 +38,12 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>After each event the generator is asked for a watermark, as if its periodic emit (every 200 ms
  * by default) fell between every two events; a watermark is passed on only when it is higher than
- * the last, as TimestampsAndWatermarksOperator passes them on.
+ * the last, as TimestampsAndWatermarksOperator passes them on (see {@link Upstream}).
  */
 final class WindowRun {
   static final TypeInformation<Event> EVENT = TypeInformation.of(Event.class);
   static final OutputTag<Event> LATE = new OutputTag<>("late", EVENT);
-  private static final KeySelector<Event, String> BY_KEY = Event::key;
+  static final KeySelector<Event, String> BY_KEY = Event::key;
 
   private WindowRun() {}
 
@@ -60,19 +58,11 @@ final class WindowRun {
   /** Runs the scenario and returns one Step per operation. */
   static List<Step> run(Scenario s) throws Exception {
     Scenario.WindowSpec w = s.window();
-    WindowOperatorBuilder<Event, String, TimeWindow> builder =
-        new WindowOperatorBuilder<>(
-            assigner(w), EventTimeTrigger.create(), new ExecutionConfig(), EVENT, BY_KEY, Types.STRING);
-    builder.allowedLateness(Duration.ofMillis(w.lateness()));
-    builder.sideOutputLateData(LATE);
-    OneInputStreamOperator<Event, Result> op =
-        builder.aggregate(
-            new CountAndSum(), new Emit(w.assigner().equals("session")), Types.TUPLE(Types.LONG, Types.LONG));
-
     var watermarks = new BoundedOutOfOrdernessWatermarks<Event>(Duration.ofMillis(w.delay()));
-    try (var h = new KeyedOneInputStreamOperatorTestHarness<>(op, BY_KEY, Types.STRING)) {
+    try (var h = new KeyedOneInputStreamOperatorTestHarness<>(operator(w), BY_KEY, Types.STRING)) {
       h.open();
-      var emitted = new Emitted(h);
+      var upstream = new Upstream(wm -> h.processWatermark(new Watermark(wm)));
+      var out = new Outputs.Collected<Result>();
       List<Step> steps = new ArrayList<>();
       for (Scenario.Op o : s.ops()) {
         switch (o.op()) {
@@ -80,18 +70,34 @@ final class WindowRun {
             Event e = o.event();
             h.processElement(new StreamRecord<>(e, e.ts()));
             if (w.eventWatermarks()) {
-              watermarks.onEvent(e, e.ts(), emitted);
-              watermarks.onPeriodicEmit(emitted);
+              watermarks.onEvent(e, e.ts(), upstream);
+              watermarks.onPeriodicEmit(upstream);
             }
           }
-          case "watermark" -> emitted.emitWatermark(new org.apache.flink.api.common.eventtime.Watermark(o.wm()));
-          case "end" -> emitted.emitWatermark(new org.apache.flink.api.common.eventtime.Watermark(Long.MAX_VALUE));
+          case "watermark" -> upstream.advance(o.wm());
+          case "end" -> upstream.advance(Long.MAX_VALUE);
           default -> throw new IllegalArgumentException("unknown op " + o.op());
         }
-        steps.add(emitted.step());
+        Outputs.forward(h, out);
+        steps.add(new Step(out.take(), Outputs.side(h, LATE), out.watermark));
       }
       return steps;
     }
+  }
+
+  /**
+   * Returns Flink's WindowOperator for w, as {@code keyBy(Event::key).window(...)
+   * .allowedLateness(...).sideOutputLateData(LATE).aggregate(new CountAndSum(), new Emit(...))}
+   * builds it: late events go to the side output LATE.
+   */
+  static OneInputStreamOperator<Event, Result> operator(Scenario.WindowSpec w) {
+    WindowOperatorBuilder<Event, String, TimeWindow> builder =
+        new WindowOperatorBuilder<>(
+            assigner(w), EventTimeTrigger.create(), new ExecutionConfig(), EVENT, BY_KEY, Types.STRING);
+    builder.allowedLateness(Duration.ofMillis(w.lateness()));
+    builder.sideOutputLateData(LATE);
+    return builder.aggregate(
+        new CountAndSum(), new Emit(w.assigner().equals("session")), Types.TUPLE(Types.LONG, Types.LONG));
   }
 
   static WindowAssigner<Object, TimeWindow> assigner(Scenario.WindowSpec w) {
@@ -101,65 +107,6 @@ final class WindowRun {
       case "session" -> EventTimeSessionWindows.withGap(Duration.ofMillis(w.gap()));
       default -> throw new IllegalArgumentException("unknown window assigner " + w.assigner());
     };
-  }
-
-  /**
-   * The watermark output between the generator and the operator, and the collector of what the
-   * operator emits step by step.
-   */
-  private static final class Emitted implements WatermarkOutput {
-    private final KeyedOneInputStreamOperatorTestHarness<String, Event, Result> h;
-    private long watermark = Long.MIN_VALUE; // the highest passed to the operator
-    private long passedOn = Long.MIN_VALUE; // the highest the operator passed on
-    private int lateSeen;
-
-    Emitted(KeyedOneInputStreamOperatorTestHarness<String, Event, Result> h) {
-      this.h = h;
-    }
-
-    @Override
-    public void emitWatermark(org.apache.flink.api.common.eventtime.Watermark wm) {
-      if (wm.getTimestamp() <= watermark) {
-        return; // watermarks never go back, nor repeat
-      }
-      watermark = wm.getTimestamp();
-      try {
-        h.processWatermark(new Watermark(watermark));
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    }
-
-    @Override
-    public void markIdle() {}
-
-    @Override
-    public void markActive() {}
-
-    /** Drains what the operator emitted since the last step. */
-    Step step() {
-      List<Result> results = new ArrayList<>();
-      Queue<Object> q = h.getOutput();
-      for (Object o; (o = q.poll()) != null; ) {
-        if (o instanceof StreamRecord<?> r) {
-          results.add((Result) r.getValue());
-        } else if (o instanceof Watermark m) {
-          passedOn = m.getTimestamp();
-        }
-      }
-      List<Event> late = new ArrayList<>();
-      var side = h.getSideOutput(LATE);
-      if (side != null) {
-        int i = 0;
-        for (StreamRecord<Event> r : side) {
-          if (i++ >= lateSeen) {
-            late.add(r.getValue());
-          }
-        }
-        lateSeen = i;
-      }
-      return new Step(results, late, passedOn);
-    }
   }
 
   /** Counts and sums a window's values as they arrive: Flink's incremental aggregation. */
