@@ -17,6 +17,7 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
@@ -41,6 +42,15 @@ import org.apache.flink.util.OutputTag;
  * <p>After each event the generator is asked for a watermark, as if its periodic emit (every 200 ms
  * by default) fell between every two events; a watermark is passed on only when it is higher than
  * the last, as TimestampsAndWatermarksOperator passes them on.
+ *
+ * <p>The operator keeps its keyed state and timers in the spec's state backend (StateBackends).
+ * A "restore" operation takes the harness's snapshot (an OperatorSubtaskState: the keyed state and
+ * the timers, as a checkpoint holds them), closes it, and carries on with a new operator in a new
+ * harness initialized from that snapshot. The new operator starts without a watermark, as a
+ * restored Flink operator does; the runner passes it the last watermark at once, as if the
+ * snapshot held it, so that the run can be compared with an uninterrupted one. The watermark
+ * generator is the runner's, not the operator's, and goes on across a restore. The new harness's
+ * side output starts empty.
  */
 final class WindowRun {
   static final TypeInformation<Event> EVENT = TypeInformation.of(Event.class);
@@ -60,38 +70,77 @@ final class WindowRun {
   /** Runs the scenario and returns one Step per operation. */
   static List<Step> run(Scenario s) throws Exception {
     Scenario.WindowSpec w = s.window();
+    var watermarks = new BoundedOutOfOrdernessWatermarks<Event>(Duration.ofMillis(w.delay()));
+    try (var backends = StateBackends.of(w.backend())) {
+      Harness h = harness(w, backends);
+      try {
+        h.open();
+        var emitted = new Emitted(h);
+        long checkpoints = 0;
+        List<Step> steps = new ArrayList<>();
+        for (Scenario.Op o : s.ops()) {
+          switch (o.op()) {
+            case "event" -> {
+              Event e = o.event();
+              h.processElement(new StreamRecord<>(e, e.ts()));
+              if (w.eventWatermarks()) {
+                watermarks.onEvent(e, e.ts(), emitted);
+                watermarks.onPeriodicEmit(emitted);
+              }
+            }
+            case "watermark" -> emitted.emitWatermark(new org.apache.flink.api.common.eventtime.Watermark(o.wm()));
+            case "end" -> emitted.emitWatermark(new org.apache.flink.api.common.eventtime.Watermark(Long.MAX_VALUE));
+            case "restore" -> {
+              checkpoints++;
+              OperatorSubtaskState snapshot = h.snapshot(checkpoints, checkpoints);
+              Harness old = h;
+              h = null;
+              old.close();
+              h = harness(w, backends);
+              h.initializeState(snapshot);
+              h.open();
+              emitted = emitted.restoredOn(h);
+            }
+            default -> throw new IllegalArgumentException("unknown op " + o.op());
+          }
+          steps.add(emitted.step());
+        }
+        return steps;
+      } finally {
+        if (h != null) {
+          h.close();
+        }
+      }
+    }
+  }
+
+  /** The test harness the runner drives a WindowOperator with. */
+  static final class Harness extends KeyedOneInputStreamOperatorTestHarness<String, Event, Result> {
+    Harness(OneInputStreamOperator<Event, Result> op) throws Exception {
+      super(op, BY_KEY, Types.STRING);
+    }
+  }
+
+  /** A new harness around a new WindowOperator for w, its state in backends' backend; not open yet. */
+  static Harness harness(Scenario.WindowSpec w, StateBackends backends) throws Exception {
+    var h = new Harness(operator(w));
+    h.setStateBackend(backends.create());
+    return h;
+  }
+
+  /**
+   * A new WindowOperator for w, built as {@code keyBy(Event::key).window(...)
+   * .allowedLateness(...).sideOutputLateData(LATE).aggregate(new CountAndSum(), new Emit(...))}
+   * builds it.
+   */
+  static OneInputStreamOperator<Event, Result> operator(Scenario.WindowSpec w) {
     WindowOperatorBuilder<Event, String, TimeWindow> builder =
         new WindowOperatorBuilder<>(
             assigner(w), EventTimeTrigger.create(), new ExecutionConfig(), EVENT, BY_KEY, Types.STRING);
     builder.allowedLateness(Duration.ofMillis(w.lateness()));
     builder.sideOutputLateData(LATE);
-    OneInputStreamOperator<Event, Result> op =
-        builder.aggregate(
-            new CountAndSum(), new Emit(w.assigner().equals("session")), Types.TUPLE(Types.LONG, Types.LONG));
-
-    var watermarks = new BoundedOutOfOrdernessWatermarks<Event>(Duration.ofMillis(w.delay()));
-    try (var h = new KeyedOneInputStreamOperatorTestHarness<>(op, BY_KEY, Types.STRING)) {
-      h.open();
-      var emitted = new Emitted(h);
-      List<Step> steps = new ArrayList<>();
-      for (Scenario.Op o : s.ops()) {
-        switch (o.op()) {
-          case "event" -> {
-            Event e = o.event();
-            h.processElement(new StreamRecord<>(e, e.ts()));
-            if (w.eventWatermarks()) {
-              watermarks.onEvent(e, e.ts(), emitted);
-              watermarks.onPeriodicEmit(emitted);
-            }
-          }
-          case "watermark" -> emitted.emitWatermark(new org.apache.flink.api.common.eventtime.Watermark(o.wm()));
-          case "end" -> emitted.emitWatermark(new org.apache.flink.api.common.eventtime.Watermark(Long.MAX_VALUE));
-          default -> throw new IllegalArgumentException("unknown op " + o.op());
-        }
-        steps.add(emitted.step());
-      }
-      return steps;
-    }
+    return builder.aggregate(
+        new CountAndSum(), new Emit(w.assigner().equals("session")), Types.TUPLE(Types.LONG, Types.LONG));
   }
 
   static WindowAssigner<Object, TimeWindow> assigner(Scenario.WindowSpec w) {
@@ -108,13 +157,29 @@ final class WindowRun {
    * operator emits step by step.
    */
   private static final class Emitted implements WatermarkOutput {
-    private final KeyedOneInputStreamOperatorTestHarness<String, Event, Result> h;
+    private final Harness h;
     private long watermark = Long.MIN_VALUE; // the highest passed to the operator
     private long passedOn = Long.MIN_VALUE; // the highest the operator passed on
     private int lateSeen;
 
-    Emitted(KeyedOneInputStreamOperatorTestHarness<String, Event, Result> h) {
+    Emitted(Harness h) {
       this.h = h;
+    }
+
+    /**
+     * The output of h, an operator just restored from the snapshot of this one's, which carries on
+     * from here: the same watermark, passed to h first, since Flink's snapshot does not hold it
+     * (InternalTimerServiceImpl starts at Long.MIN_VALUE, restored or not), and h's own side output,
+     * which starts empty.
+     */
+    Emitted restoredOn(Harness h) throws Exception {
+      var next = new Emitted(h);
+      next.watermark = watermark;
+      next.passedOn = passedOn;
+      if (watermark != Long.MIN_VALUE) {
+        h.processWatermark(new Watermark(watermark));
+      }
+      return next;
     }
 
     @Override
