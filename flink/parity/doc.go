@@ -15,6 +15,11 @@
 //   - Flink fires the timers that fall due together in its timer queue's
 //     order; the course fixes (End, Start, Key): Flink's results of one step
 //     are compared after a stable sort into that order.
+//   - a restore is one call on both sides: the course's snapshot and
+//     restore, Flink's operator snapshot and a new operator initialized
+//     from it; its step must be empty, at an unchanged watermark, and each
+//     step holds what its call added to the side output of the processor of
+//     the moment, since a restored one's starts empty on both sides.
 //
 // Every other difference is deliberate and is a row of the parity table in
 // docs/PARITY.md, with the test that pins it.
