@@ -5,6 +5,7 @@ package parity
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -35,6 +36,43 @@ type windowCase struct {
 	// reaches Flink (flinkOps).
 	flinkDedups bool
 	ttl         int64
+	// restore, when set, is how the course's side makes a restore call (an
+	// op of kind restoreKind): it returns the processor that carries on
+	// from p's snapshot; p is not used after it. Flink's side snapshots and
+	// restores its operator (flinkrun.RestoreOp).
+	restore func(p windowtest.Processor) (windowtest.Processor, error)
+	// variants, when set, are further runs of the same calls, each of which
+	// must do exactly what the main run of its side does, call by call.
+	variants []variant
+}
+
+// A variant is a further run of a scenario's calls, on the course's side
+// or on Flink's, that must do exactly what that side's main run does, call
+// by call: the uninterrupted run beside one restored along the way, say, or
+// the same job on another state backend. Exactly one of course and flink
+// is set.
+type variant struct {
+	name   string // the run's name in messages, as "course, Pebble"
+	course func(t *testing.T, c windowCase) []courseStep
+	flink  func(t *testing.T, c windowCase) ([]flinkrun.Step, error)
+}
+
+// restoreKind is the kind of a windowtest.Op that stands for a restore:
+// the processor is snapshotted and a restored one carries on from the
+// snapshot (windowCase.restore on the course's side, the runner's
+// "restore" on Flink's). windowtest has no such call; only these tests
+// make it.
+const restoreKind = "restore"
+
+// restoreOp returns a restore call.
+func restoreOp() windowtest.Op { return windowtest.Op{Kind: restoreKind} }
+
+// opString renders a call, a restore too.
+func opString(o windowtest.Op) string {
+	if o.Kind == restoreKind {
+		return "Restore(Snapshot())"
+	}
+	return o.String()
 }
 
 // A courseStep is what the reference did on one call.
@@ -47,6 +85,8 @@ type courseStep struct {
 	dedup      bool        // the fields below are the reference's
 	dropped    []kit.Event // the call's event, if the call dropped it as a redelivery
 	remembered int         // RememberedIDs() after the call
+
+	err error // a restore that failed, or the processor's Err()
 }
 
 // dedupProcessor is what a reference processor with a seen TTL offers
@@ -58,7 +98,10 @@ type dedupProcessor interface {
 	Snapshot() ([]byte, error)
 }
 
-// replay makes the calls on a new reference processor.
+// replay makes the calls on a new reference processor. A restore call
+// replaces the processor with the one c.restore returns, whose Late()
+// starts empty: its step holds what that Late() holds. A processor that is
+// an io.Closer is closed when the calls are done.
 //
 // With flinkDedups, a Process call is taken as dropped when it returned
 // nothing, sent nothing to the side output and left the processor's
@@ -66,6 +109,11 @@ type dedupProcessor interface {
 // the side output or changes a window's count, and so the snapshot.
 func (c windowCase) replay() []courseStep {
 	p := c.newP()
+	defer func() {
+		if cl, ok := p.(io.Closer); ok {
+			cl.Close()
+		}
+	}()
 	steps := make([]courseStep, len(c.ops))
 	seen := 0
 	for i, o := range c.ops {
@@ -73,7 +121,16 @@ func (c windowCase) replay() []courseStep {
 		if c.flinkDedups && o.Kind == "process" {
 			before = mustSnapshot(p)
 		}
-		steps[i].results = o.Apply(p)
+		if o.Kind == restoreKind {
+			q, err := c.restoreOf(p)
+			if err != nil {
+				steps[i] = courseStep{wm: p.Watermark(), err: fmt.Errorf("restore: %w", err)}
+				continue
+			}
+			p, seen = q, 0
+		} else {
+			steps[i].results = o.Apply(p)
+		}
 		if c.view != nil {
 			steps[i].results = c.view(steps[i].results)
 		}
@@ -87,6 +144,9 @@ func (c windowCase) replay() []courseStep {
 				steps[i].dropped = []kit.Event{o.Event}
 			}
 		}
+		if f, ok := p.(interface{ Err() error }); ok && f.Err() != nil {
+			steps[i].err = f.Err()
+		}
 	}
 	return steps
 }
@@ -98,6 +158,68 @@ func mustSnapshot(p windowtest.Processor) []byte {
 		panic(fmt.Sprintf("the reference's Snapshot: %v", err))
 	}
 	return b
+}
+
+// restoreOf returns the processor that carries on from p's snapshot.
+func (c windowCase) restoreOf(p windowtest.Processor) (windowtest.Processor, error) {
+	if c.restore == nil {
+		return nil, fmt.Errorf("the scenario (%s) has a restore call but no restore", c.config)
+	}
+	return c.restore(p)
+}
+
+// uncut returns c without its restore calls, and for each of c's calls the
+// index of its call in the returned case, or −1 for a restore.
+func uncut(c windowCase) (windowCase, []int) {
+	u := c
+	u.ops = nil
+	at := make([]int, len(c.ops))
+	for i, o := range c.ops {
+		at[i] = -1
+		if o.Kind != restoreKind {
+			at[i] = len(u.ops)
+			u.ops = append(u.ops, o)
+		}
+	}
+	return u, at
+}
+
+// uninterrupted returns the variants that make a case's calls without its
+// restores, on each side: what a run restored along the way must equal
+// call by call, a restore's step being an empty one at the watermark of
+// the call before.
+func uninterrupted() []variant {
+	return []variant{
+		{name: "course, uninterrupted", course: func(t *testing.T, c windowCase) []courseStep {
+			u, at := uncut(c)
+			return courseAt(u.replay(), at)
+		}},
+		{name: "Flink, uninterrupted", flink: func(t *testing.T, c windowCase) ([]flinkrun.Step, error) {
+			u, at := uncut(c)
+			steps, err := runFlink(t, u)
+			if err != nil {
+				return nil, err
+			}
+			return flinkSteps(steps, at), nil
+		}},
+	}
+}
+
+// courseAt places the steps of a run at calls at, as flinkSteps does
+// Flink's: at[i] < 0 is a call that does nothing, at the watermark of the
+// call before.
+func courseAt(steps []courseStep, at []int) []courseStep {
+	out := make([]courseStep, len(at))
+	wm := int64(math.MinInt64)
+	for i, j := range at {
+		if j < 0 {
+			out[i] = courseStep{wm: wm}
+			continue
+		}
+		out[i] = steps[j]
+		wm = steps[j].wm
+	}
+	return out
 }
 
 // flinkWM maps a course watermark to Flink's: w − 1, but for the ends of
@@ -167,6 +289,8 @@ func mapOps(ops []windowtest.Op, d deliveries) (fops []flinkrun.Op, at []int) {
 			fops = append(fops, flinkrun.EndOp())
 		case o.Kind == "advance":
 			fops = append(fops, flinkrun.WatermarkOp(flinkWM(o.WM)))
+		case o.Kind == restoreKind:
+			fops = append(fops, flinkrun.RestoreOp())
 		}
 	}
 	return fops, at
@@ -214,11 +338,37 @@ func sameEvent(a kit.Event, b flinkrun.Event) bool { return a == kit.Event(b) }
 // deliveries were dropped and how many IDs are remembered.
 func differs(course []courseStep, fl []flinkrun.Step) int {
 	for i := range course {
-		if !slices.Equal(course[i].results, inCourseOrder(fl[i].Results)) ||
+		if course[i].err != nil ||
+			!slices.Equal(course[i].results, inCourseOrder(fl[i].Results)) ||
 			!slices.EqualFunc(course[i].late, fl[i].Late, sameEvent) ||
 			flinkWM(course[i].wm) != fl[i].Watermark ||
 			!slices.EqualFunc(course[i].dropped, fl[i].Dropped, sameEvent) ||
 			course[i].remembered != fl[i].Remembered {
+			return i
+		}
+	}
+	return -1
+}
+
+// courseDiffers returns the first call at which two runs of the course
+// differ, or −1.
+func courseDiffers(a, b []courseStep) int {
+	for i := range a {
+		if a[i].err != nil || b[i].err != nil ||
+			!slices.Equal(a[i].results, b[i].results) || !slices.Equal(a[i].late, b[i].late) || a[i].wm != b[i].wm {
+			return i
+		}
+	}
+	return -1
+}
+
+// flinkDiffers returns the first call at which two runs of Flink differ,
+// or −1: their results are compared in the course's order, as with the
+// course's.
+func flinkDiffers(a, b []flinkrun.Step) int {
+	for i := range a {
+		if !slices.Equal(inCourseOrder(a[i].Results), inCourseOrder(b[i].Results)) ||
+			!slices.Equal(a[i].Late, b[i].Late) || a[i].Watermark != b[i].Watermark {
 			return i
 		}
 	}
@@ -291,7 +441,7 @@ func check[O any](t *testing.T, what string, gen func(r *seeded) differential[O]
 		if err != nil {
 			t.Fatalf("scenario seed %d (%s): the shrunk scenario: %v", seed, c.describe(), err)
 		}
-		t.Fatalf("%s: the reference and Flink differ (scenario seed %d; replay it alone with FLK_SEED=%d go test -tags flink -run '^%s$' ./flink/parity -flink.scenarios 1).\n"+
+		t.Fatalf("%s: the runs below differ (scenario seed %d; replay it alone with FLK_SEED=%d go test -tags flink -run '^%s$' ./flink/parity -flink.scenarios 1).\n"+
 			"%s\nShrunk from %d calls to %d that still differ (≠ marks the calls that do):\n\n%s",
 			what, seed, seed, t.Name(), c.describe(), full, len(c.calls()), sides())
 	}
@@ -306,13 +456,42 @@ func (c windowCase) with(ops []windowtest.Op) differential[windowtest.Op] {
 	return c
 }
 
+// compare runs c through the reference and Flink, and c's variants, and
+// returns the first call at which a side's main run differs from the other
+// side's or from one of its own variants, or −1 when all agree on every
+// call, with the two runs that part side by side.
 func (c windowCase) compare(t *testing.T) (int, func() string, error) {
 	fl, err := runFlink(t, c)
 	if err != nil {
 		return 0, nil, err
 	}
 	course := c.replay()
-	return differs(course, fl), func() string { return sideBySide(c.ops, course, fl) }, nil
+	if at := differs(course, fl); at >= 0 {
+		return at, func() string { return sideBySide(c.ops, course, fl) }, nil
+	}
+	for _, v := range c.variants {
+		if v.course != nil {
+			other := v.course(t, c)
+			if at := courseDiffers(course, other); at >= 0 {
+				marks := func(i int) bool { return courseDiffers(course[i:i+1], other[i:i+1]) >= 0 }
+				return at, func() string {
+					return showLanes(c.ops, marks, courseLane("course", course), courseLane(v.name, other))
+				}, nil
+			}
+			continue
+		}
+		other, err := v.flink(t, c)
+		if err != nil {
+			return 0, nil, fmt.Errorf("%s: %w", v.name, err)
+		}
+		if at := flinkDiffers(fl, other); at >= 0 {
+			marks := func(i int) bool { return flinkDiffers(fl[i:i+1], other[i:i+1]) >= 0 }
+			return at, func() string {
+				return showLanes(c.ops, marks, flinkLane("Flink", fl, false), flinkLane(v.name, other, false))
+			}, nil
+		}
+	}
+	return -1, nil, nil
 }
 
 // shrink returns a shortest-it-finds subsequence of ops on which fails
@@ -336,26 +515,68 @@ func shrink[O any](ops []O, fails func([]O) bool) []O {
 
 // sideBySide renders both sides call by call.
 func sideBySide(ops []windowtest.Op, course []courseStep, fl []flinkrun.Step) string {
+	marks := func(i int) bool { return differs(course[i:i+1], fl[i:i+1]) >= 0 }
+	dedup := len(course) > 0 && course[0].dedup
+	return showLanes(ops, marks, courseLane("course", course), flinkLane("Flink", fl, dedup))
+}
+
+// A lane is one run of a scenario as showLanes shows it: its name and a
+// line per call.
+type lane struct {
+	name  string
+	lines []string
+}
+
+// courseLane renders a run of the course.
+func courseLane(name string, steps []courseStep) lane {
+	l := lane{name: name}
+	for _, s := range steps {
+		line := fmt.Sprintf("%-60s watermark %s%s%s", fmtResults(s.results), kit.FormatWatermark(s.wm), fmtLate(s.late),
+			fmtDedup(s.dedup, s.dropped, s.remembered))
+		if s.err != nil {
+			line += "   error: " + s.err.Error()
+		}
+		l.lines = append(l.lines, line)
+	}
+	return l
+}
+
+// flinkLane renders a run of Flink: its results in the course's order, its
+// watermark with the course's beside it, and with dedup what its dedup did.
+func flinkLane(name string, steps []flinkrun.Step, dedup bool) lane {
+	l := lane{name: name}
+	for _, s := range steps {
+		l.lines = append(l.lines, fmt.Sprintf("%-60s watermark %s%s%s", fmtResults(inCourseOrder(s.Results)), fmtFlinkWM(s.Watermark),
+			fmtLate(courseEvents(s.Late)), fmtDedup(dedup, courseEvents(s.Dropped), s.Remembered)))
+	}
+	return l
+}
+
+// courseEvents returns Flink's events as kit.Events.
+func courseEvents(es []flinkrun.Event) []kit.Event {
+	out := make([]kit.Event, len(es))
+	for i, e := range es {
+		out[i] = kit.Event(e)
+	}
+	return out
+}
+
+// showLanes renders runs call by call, marking with ≠ the calls marked.
+func showLanes(ops []windowtest.Op, marked func(i int) bool, lanes ...lane) string {
+	width := 0
+	for _, l := range lanes {
+		width = max(width, len([]rune(l.name)))
+	}
 	var b strings.Builder
 	for i, o := range ops {
 		mark := " "
-		if differs(course[i:i+1], fl[i:i+1]) >= 0 {
+		if marked(i) {
 			mark = "≠"
 		}
-		fmt.Fprintf(&b, "%s %2d  %v\n", mark, i+1, o)
-		fmt.Fprintf(&b, "       course  %-60s watermark %s%s%s\n", fmtResults(course[i].results), kit.FormatWatermark(course[i].wm), fmtLate(course[i].late),
-			fmtDedup(course[i].dedup, course[i].dropped, course[i].remembered))
-		shown := fmtFlinkWM(fl[i].Watermark)
-		late := make([]kit.Event, len(fl[i].Late))
-		for j, e := range fl[i].Late {
-			late[j] = kit.Event(e)
+		fmt.Fprintf(&b, "%s %2d  %s\n", mark, i+1, opString(o))
+		for _, l := range lanes {
+			fmt.Fprintf(&b, "       %s%s  %s\n", l.name, strings.Repeat(" ", width-len([]rune(l.name))), l.lines[i])
 		}
-		dropped := make([]kit.Event, len(fl[i].Dropped))
-		for j, e := range fl[i].Dropped {
-			dropped[j] = kit.Event(e)
-		}
-		fmt.Fprintf(&b, "       Flink   %-60s watermark %s%s%s\n", fmtResults(inCourseOrder(fl[i].Results)), shown, fmtLate(late),
-			fmtDedup(course[i].dedup, dropped, fl[i].Remembered))
 	}
 	return b.String()
 }

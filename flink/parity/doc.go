@@ -21,6 +21,11 @@
 //     Flush in it); and Flink checks idleness only on its periodic emit,
 //     which the runner calls at every instant the course is asked, and
 //     twice at each event's, so that Flink's countdown starts at the event.
+//   - a restore is one call on both sides: the course's snapshot and
+//     restore, Flink's operator snapshot and a new operator initialized
+//     from it; its step must be empty, at an unchanged watermark, and each
+//     step holds what its call added to the side output of the processor of
+//     the moment, since a restored one's starts empty on both sides.
 //
 // Every other difference is deliberate and is a row of the parity table in
 // docs/PARITY.md, with the test that pins it.

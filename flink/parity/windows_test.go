@@ -42,13 +42,24 @@ func TestSlidingWindowsMatchFlink(t *testing.T) {
 }
 
 func tumblingCase(r *seeded, lateness bool) windowCase {
+	return tumblingCaseFor(r, tumblingConfig(r, lateness))
+}
+
+// tumblingConfig returns a random config of stages 01 (no lateness) and 03.
+func tumblingConfig(r *seeded, lateness bool) solutions.Config {
 	size := r.size()
 	delay := r.Int64N(3*size + 1)
 	var allowed int64
 	if lateness {
 		allowed = r.Int64N(4*size + 1)
 	}
-	cfg := solutions.Config{WindowSize: size, WatermarkDelay: delay, AllowedLateness: allowed}
+	return solutions.Config{WindowSize: size, WatermarkDelay: delay, AllowedLateness: allowed}
+}
+
+// tumblingCaseFor returns a scenario of random calls on stage 01's
+// Processor with cfg.
+func tumblingCaseFor(r *seeded, cfg solutions.Config) windowCase {
+	size, delay, allowed := cfg.WindowSize, cfg.WatermarkDelay, cfg.AllowedLateness
 	return windowCase{
 		config: fmt.Sprintf("Config%+v", cfg),
 		spec:   flinkrun.WindowSpec{Assigner: "tumbling", Size: size, EventWatermarks: true, Delay: delay, Lateness: allowed},

@@ -18,21 +18,29 @@ type WindowSpec struct {
 	Delay           int64 `json:"delay"`
 	// Lateness is the operator's allowed lateness.
 	Lateness int64 `json:"lateness"`
+	// Backend is the state backend the operator keeps its keyed state and
+	// timers in: "hashmap" (Flink's HashMapStateBackend, also when empty)
+	// or "rocksdb" (EmbeddedRocksDBStateBackend, in a temporary folder the
+	// runner deletes).
+	Backend string `json:"backend,omitempty"`
 }
 
 // Op is one arrival: an event, a watermark from upstream (in Flink's
 // terms), or the end of a bounded input (Flink's final Long.MAX_VALUE
-// watermark).
+// watermark); or a restore: the runner snapshots the operator, closes it,
+// and carries on with a new one restored from the snapshot (and given the
+// last watermark at once, which Flink's snapshot does not hold).
 type Op struct {
-	Op    string `json:"op"` // "event", "watermark" or "end"
+	Op    string `json:"op"` // "event", "watermark", "end" or "restore"
 	Event *Event `json:"event,omitempty"`
 	WM    int64  `json:"wm"`
 }
 
-// EventOp, WatermarkOp and EndOp make Ops.
+// EventOp, WatermarkOp, EndOp and RestoreOp make Ops.
 func EventOp(e Event) Op      { return Op{Op: "event", Event: &e} }
 func WatermarkOp(wm int64) Op { return Op{Op: "watermark", WM: wm} }
 func EndOp() Op               { return Op{Op: "end", WM: math.MaxInt64} }
+func RestoreOp() Op           { return Op{Op: "restore"} }
 
 // Event is an input record, as kit.Event.
 type Event struct {

@@ -23,13 +23,32 @@ public record Scenario(WindowSpec window, List<Op> ops) {
    *     BoundedOutOfOrdernessWatermarks(delay), as well as from "watermark" operations
    * @param delay the bound of BoundedOutOfOrdernessWatermarks
    * @param lateness the allowed lateness
+   * @param backend the state backend the operator keeps its keyed state and timers in: "hashmap"
+   *     (Flink's HashMapStateBackend, also when null or absent) or "rocksdb"
+   *     (EmbeddedRocksDBStateBackend); see StateBackends
    */
   public record WindowSpec(
-      String assigner, long size, long slide, long gap, boolean eventWatermarks, long delay, long lateness) {}
+      String assigner,
+      long size,
+      long slide,
+      long gap,
+      boolean eventWatermarks,
+      long delay,
+      long lateness,
+      String backend) {
+
+    /** A spec on the harness's default backend, HashMapStateBackend. */
+    public WindowSpec(
+        String assigner, long size, long slide, long gap, boolean eventWatermarks, long delay, long lateness) {
+      this(assigner, size, slide, gap, eventWatermarks, delay, lateness, null);
+    }
+  }
 
   /**
    * One arrival: an event ("event"), a watermark from upstream ("watermark", in Flink's terms),
-   * or the end of a bounded input ("end": Flink's final Long.MAX_VALUE watermark).
+   * or the end of a bounded input ("end": Flink's final Long.MAX_VALUE watermark); or a restore
+   * ("restore"): the operator is snapshotted, closed, and a new one restored from the snapshot
+   * carries on (see WindowRun).
    */
   public record Op(String op, Event event, long wm) {}
 }

@@ -24,6 +24,11 @@ final class Upstream implements WatermarkOutput {
     this.sink = sink;
   }
 
+  /** Returns the last watermark passed on: Long.MIN_VALUE before the first. */
+  long last() {
+    return last;
+  }
+
   /** Passes wm on if it is higher than every watermark passed on before. */
   void advance(long wm) throws Exception {
     if (wm <= last) {

@@ -15,6 +15,7 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
@@ -39,6 +40,15 @@ import org.apache.flink.util.OutputTag;
  * <p>After each event the generator is asked for a watermark, as if its periodic emit (every 200 ms
  * by default) fell between every two events; a watermark is passed on only when it is higher than
  * the last, as TimestampsAndWatermarksOperator passes them on (see {@link Upstream}).
+ *
+ * <p>The operator keeps its keyed state and timers in the spec's state backend (StateBackends).
+ * A "restore" operation takes the harness's snapshot (an OperatorSubtaskState: the keyed state and
+ * the timers, as a checkpoint holds them), closes it, and carries on with a new operator in a new
+ * harness initialized from that snapshot. The new operator starts without a watermark, as a
+ * restored Flink operator does; the runner passes it the last watermark at once, as if the
+ * snapshot held it, so that the run can be compared with an uninterrupted one. The watermark
+ * generator is the runner's, not the operator's, and goes on across a restore. The new harness's
+ * side output starts empty.
  */
 final class WindowRun {
   static final TypeInformation<Event> EVENT = TypeInformation.of(Event.class);
@@ -59,30 +69,68 @@ final class WindowRun {
   static List<Step> run(Scenario s) throws Exception {
     Scenario.WindowSpec w = s.window();
     var watermarks = new BoundedOutOfOrdernessWatermarks<Event>(Duration.ofMillis(w.delay()));
-    try (var h = new KeyedOneInputStreamOperatorTestHarness<>(operator(w), BY_KEY, Types.STRING)) {
-      h.open();
-      var upstream = new Upstream(wm -> h.processWatermark(new Watermark(wm)));
-      var out = new Outputs.Collected<Result>();
-      List<Step> steps = new ArrayList<>();
-      for (Scenario.Op o : s.ops()) {
-        switch (o.op()) {
-          case "event" -> {
-            Event e = o.event();
-            h.processElement(new StreamRecord<>(e, e.ts()));
-            if (w.eventWatermarks()) {
-              watermarks.onEvent(e, e.ts(), upstream);
-              watermarks.onPeriodicEmit(upstream);
+    try (var backends = StateBackends.of(w.backend())) {
+      var h = new Harness[] {harness(w, backends)}; // the current one: a restore replaces it
+      try {
+        h[0].open();
+        var upstream = new Upstream(wm -> h[0].processWatermark(new Watermark(wm)));
+        var out = new Outputs.Collected<Result>();
+        long checkpoints = 0;
+        List<Step> steps = new ArrayList<>();
+        for (Scenario.Op o : s.ops()) {
+          switch (o.op()) {
+            case "event" -> {
+              Event e = o.event();
+              h[0].processElement(new StreamRecord<>(e, e.ts()));
+              if (w.eventWatermarks()) {
+                watermarks.onEvent(e, e.ts(), upstream);
+                watermarks.onPeriodicEmit(upstream);
+              }
             }
+            case "watermark" -> upstream.advance(o.wm());
+            case "end" -> upstream.advance(Long.MAX_VALUE);
+            case "restore" -> {
+              checkpoints++;
+              OperatorSubtaskState snapshot = h[0].snapshot(checkpoints, checkpoints);
+              Harness old = h[0];
+              h[0] = null;
+              old.close();
+              h[0] = harness(w, backends);
+              h[0].initializeState(snapshot);
+              h[0].open();
+              // Flink's snapshot holds no watermark (InternalTimerServiceImpl starts at
+              // Long.MIN_VALUE, restored or not): pass the restored operator the last one at once,
+              // as if the snapshot held it.
+              if (upstream.last() != Long.MIN_VALUE) {
+                h[0].processWatermark(new Watermark(upstream.last()));
+              }
+            }
+            default -> throw new IllegalArgumentException("unknown op " + o.op());
           }
-          case "watermark" -> upstream.advance(o.wm());
-          case "end" -> upstream.advance(Long.MAX_VALUE);
-          default -> throw new IllegalArgumentException("unknown op " + o.op());
+          Outputs.forward(h[0], out);
+          steps.add(new Step(out.take(), Outputs.side(h[0], LATE), out.watermark));
         }
-        Outputs.forward(h, out);
-        steps.add(new Step(out.take(), Outputs.side(h, LATE), out.watermark));
+        return steps;
+      } finally {
+        if (h[0] != null) {
+          h[0].close();
+        }
       }
-      return steps;
     }
+  }
+
+  /** The test harness the runner drives a WindowOperator with. */
+  static final class Harness extends KeyedOneInputStreamOperatorTestHarness<String, Event, Result> {
+    Harness(OneInputStreamOperator<Event, Result> op) throws Exception {
+      super(op, BY_KEY, Types.STRING);
+    }
+  }
+
+  /** A new harness around a new WindowOperator for w, its state in backends' backend; not open yet. */
+  static Harness harness(Scenario.WindowSpec w, StateBackends backends) throws Exception {
+    var h = new Harness(operator(w));
+    h.setStateBackend(backends.create());
+    return h;
   }
 
   /**
