@@ -169,7 +169,7 @@ func checkWindows(t *testing.T, what string, gen func(r *seeded) windowCase) {
 		})
 		fl, _ = runFlink(t, c)
 		course = c.replay()
-		t.Fatalf("%s: the reference and Flink differ (scenario seed %d; replay it alone with FLK_SEED=%d go test -tags flink -run '^%s$' -flink.scenarios 1 ./flink/parity).\n"+
+		t.Fatalf("%s: the reference and Flink differ (scenario seed %d; replay it alone with FLK_SEED=%d go test -tags flink -run '^%s$' ./flink/parity -flink.scenarios 1).\n"+
 			"%s\nShrunk from %d calls to %d that still differ (≠ marks the calls that do):\n\n%s",
 			what, seed, seed, t.Name(), c.config, full, len(c.ops), sideBySide(c.ops, course, fl))
 	}
