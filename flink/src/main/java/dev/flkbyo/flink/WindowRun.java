@@ -41,6 +41,9 @@ import org.apache.flink.util.OutputTag;
  * <p>After each event the generator is asked for a watermark, as if its periodic emit (every 200 ms
  * by default) fell between every two events; a watermark is passed on only when it is higher than
  * the last, as TimestampsAndWatermarksOperator passes them on.
+ *
+ * <p>Session windows are EventTimeSessionWindows wrapped in MergeLog, which records the merges
+ * the operator's MergingWindowSet makes, so that each step also says which windows merged.
  */
 final class WindowRun {
   static final TypeInformation<Event> EVENT = TypeInformation.of(Event.class);
@@ -60,9 +63,11 @@ final class WindowRun {
   /** Runs the scenario and returns one Step per operation. */
   static List<Step> run(Scenario s) throws Exception {
     Scenario.WindowSpec w = s.window();
+    WindowAssigner<Object, TimeWindow> assigner = assigner(w);
+    MergeLog merges = assigner instanceof MergeLog m ? m : null;
     WindowOperatorBuilder<Event, String, TimeWindow> builder =
         new WindowOperatorBuilder<>(
-            assigner(w), EventTimeTrigger.create(), new ExecutionConfig(), EVENT, BY_KEY, Types.STRING);
+            assigner, EventTimeTrigger.create(), new ExecutionConfig(), EVENT, BY_KEY, Types.STRING);
     builder.allowedLateness(Duration.ofMillis(w.lateness()));
     builder.sideOutputLateData(LATE);
     OneInputStreamOperator<Event, Result> op =
@@ -75,9 +80,11 @@ final class WindowRun {
       var emitted = new Emitted(h);
       List<Step> steps = new ArrayList<>();
       for (Scenario.Op o : s.ops()) {
+        String key = null; // the key whose windows this operation may merge
         switch (o.op()) {
           case "event" -> {
             Event e = o.event();
+            key = e.key();
             h.processElement(new StreamRecord<>(e, e.ts()));
             if (w.eventWatermarks()) {
               watermarks.onEvent(e, e.ts(), emitted);
@@ -88,7 +95,7 @@ final class WindowRun {
           case "end" -> emitted.emitWatermark(new org.apache.flink.api.common.eventtime.Watermark(Long.MAX_VALUE));
           default -> throw new IllegalArgumentException("unknown op " + o.op());
         }
-        steps.add(emitted.step());
+        steps.add(emitted.step(merges == null ? List.of() : merges.drain(key)));
       }
       return steps;
     }
@@ -98,7 +105,7 @@ final class WindowRun {
     return switch (w.assigner()) {
       case "tumbling" -> TumblingEventTimeWindows.of(Duration.ofMillis(w.size()));
       case "sliding" -> SlidingEventTimeWindows.of(Duration.ofMillis(w.size()), Duration.ofMillis(w.slide()));
-      case "session" -> EventTimeSessionWindows.withGap(Duration.ofMillis(w.gap()));
+      case "session" -> new MergeLog(EventTimeSessionWindows.withGap(Duration.ofMillis(w.gap())));
       default -> throw new IllegalArgumentException("unknown window assigner " + w.assigner());
     };
   }
@@ -136,8 +143,8 @@ final class WindowRun {
     @Override
     public void markActive() {}
 
-    /** Drains what the operator emitted since the last step. */
-    Step step() {
+    /** Drains what the operator emitted since the last step; merges are the step's merges. */
+    Step step(List<Merge> merges) {
       List<Result> results = new ArrayList<>();
       Queue<Object> q = h.getOutput();
       for (Object o; (o = q.poll()) != null; ) {
@@ -158,7 +165,7 @@ final class WindowRun {
         }
         lateSeen = i;
       }
-      return new Step(results, late, passedOn);
+      return new Step(results, late, passedOn, merges);
     }
   }
 
