@@ -26,13 +26,19 @@ type windowCase struct {
 	// with (a session's retractions, say, which Flink does not emit): the
 	// results are compared, and shown, through it.
 	view func([]kit.Result) []kit.Result
+	// changelog, when set, derives from Flink's steps, one per call, what
+	// the course's results must be in full, view not applied (a session's
+	// retractions and updates, say, from the merges Flink reports): every
+	// call's results are compared with it too.
+	changelog func(fl []flinkrun.Step) [][]kit.Result
 }
 
 // A courseStep is what the reference did on one call.
 type courseStep struct {
-	results []kit.Result
-	late    []kit.Event // what the call added to Late()
-	wm      int64       // Watermark() after the call
+	results []kit.Result // through the case's view
+	all     []kit.Result // every result, view not applied
+	late    []kit.Event  // what the call added to Late()
+	wm      int64        // Watermark() after the call
 }
 
 // replay makes the calls on a new reference processor.
@@ -41,9 +47,10 @@ func (c windowCase) replay() []courseStep {
 	steps := make([]courseStep, len(c.ops))
 	seen := 0
 	for i, o := range c.ops {
-		steps[i].results = o.Apply(p)
+		steps[i].all = o.Apply(p)
+		steps[i].results = steps[i].all
 		if c.view != nil {
-			steps[i].results = c.view(steps[i].results)
+			steps[i].results = c.view(steps[i].all)
 		}
 		late := p.Late()
 		steps[i].late, seen = late[seen:], len(late)
@@ -115,17 +122,29 @@ func inCourseOrder(rs []flinkrun.Result) []kit.Result {
 }
 
 // differs returns the first call at which the course and Flink differ, or
-// −1: results (Flink's in the course's order), the side output, and the
-// watermark after the documented mapping.
-func differs(course []courseStep, fl []flinkrun.Step) int {
-	for i := range course {
-		if !slices.Equal(course[i].results, inCourseOrder(fl[i].Results)) ||
-			!slices.EqualFunc(course[i].late, fl[i].Late, func(a kit.Event, b flinkrun.Event) bool { return a == kit.Event(b) }) ||
-			flinkWM(course[i].wm) != fl[i].Watermark {
-			return i
-		}
+// −1.
+func (c windowCase) differs(course []courseStep, fl []flinkrun.Step) int {
+	bad, _ := c.compare(course, fl)
+	return slices.Index(bad, true)
+}
+
+// compare says, call by call, whether the course and Flink differ: in the
+// results (the course's through c.view, Flink's in the course's order), the
+// side output, the watermark after the documented mapping, or, when c has
+// a changelog, in the course's whole results against the ones it derives
+// from Flink's steps, which it returns too (nil without a changelog).
+func (c windowCase) compare(course []courseStep, fl []flinkrun.Step) (bad []bool, want [][]kit.Result) {
+	if c.changelog != nil {
+		want = c.changelog(fl)
 	}
-	return -1
+	bad = make([]bool, len(course))
+	for i := range course {
+		bad[i] = !slices.Equal(course[i].results, inCourseOrder(fl[i].Results)) ||
+			!slices.EqualFunc(course[i].late, fl[i].Late, func(a kit.Event, b flinkrun.Event) bool { return a == kit.Event(b) }) ||
+			flinkWM(course[i].wm) != fl[i].Watermark ||
+			want != nil && !slices.Equal(course[i].all, want[i])
+	}
+	return bad, want
 }
 
 // runFlink runs c through Flink and aligns its steps with c's calls.
@@ -156,7 +175,7 @@ func checkWindows(t *testing.T, what string, gen func(r *seeded) windowCase) {
 			t.Fatalf("scenario seed %d (%s, %d calls): %v", seed, c.config, len(c.ops), err)
 		}
 		course := c.replay()
-		at := differs(course, fl)
+		at := c.differs(course, fl)
 		if at < 0 {
 			continue
 		}
@@ -165,13 +184,13 @@ func checkWindows(t *testing.T, what string, gen func(r *seeded) windowCase) {
 			c2 := c
 			c2.ops = ops
 			fl2, err := runFlink(t, c2)
-			return err == nil && differs(c2.replay(), fl2) >= 0
+			return err == nil && c2.differs(c2.replay(), fl2) >= 0
 		})
 		fl, _ = runFlink(t, c)
 		course = c.replay()
 		t.Fatalf("%s: the reference and Flink differ (scenario seed %d; replay it alone with FLK_SEED=%d go test -tags flink -run '^%s$' ./flink/parity -flink.scenarios 1).\n"+
 			"%s\nShrunk from %d calls to %d that still differ (≠ marks the calls that do):\n\n%s",
-			what, seed, seed, t.Name(), c.config, full, len(c.ops), sideBySide(c.ops, course, fl))
+			what, seed, seed, t.Name(), c.config, full, len(c.ops), c.sideBySide(course, fl))
 	}
 	t.Logf("%d scenarios from seed %d: the reference and Flink agree on every call", *scenarios, base)
 }
@@ -195,12 +214,15 @@ func shrink(ops []windowtest.Op, fails func([]windowtest.Op) bool) []windowtest.
 	}
 }
 
-// sideBySide renders both sides call by call.
-func sideBySide(ops []windowtest.Op, course []courseStep, fl []flinkrun.Step) string {
+// sideBySide renders both sides call by call; with a changelog, also the
+// course's whole results and the ones derived from Flink's steps, on the
+// calls where either has more than the view shows.
+func (c windowCase) sideBySide(course []courseStep, fl []flinkrun.Step) string {
+	bad, want := c.compare(course, fl)
 	var b strings.Builder
-	for i, o := range ops {
+	for i, o := range c.ops {
 		mark := " "
-		if differs(course[i:i+1], fl[i:i+1]) >= 0 {
+		if bad[i] {
 			mark = "≠"
 		}
 		fmt.Fprintf(&b, "%s %2d  %v\n", mark, i+1, o)
@@ -215,6 +237,10 @@ func sideBySide(ops []windowtest.Op, course []courseStep, fl []flinkrun.Step) st
 			late[j] = kit.Event(e)
 		}
 		fmt.Fprintf(&b, "       Flink   %-60s watermark %s%s\n", fmtResults(inCourseOrder(fl[i].Results)), shown, fmtLate(late))
+		if want != nil && (!slices.Equal(course[i].all, course[i].results) || !slices.Equal(want[i], course[i].results)) {
+			fmt.Fprintf(&b, "       course, in full         %s\n", fmtResults(course[i].all))
+			fmt.Fprintf(&b, "       Flink's, as a changelog %s%s\n", fmtResults(want[i]), fmtMerges(fl[i].Merges))
+		}
 	}
 	return b.String()
 }
@@ -228,6 +254,21 @@ func fmtResults(rs []kit.Result) string {
 		parts[i] = r.String()
 	}
 	return strings.Join(parts, "; ")
+}
+
+func fmtMerges(ms []flinkrun.Merge) string {
+	if len(ms) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		with := make([]string, len(m.With))
+		for j, w := range m.With {
+			with[j] = fmt.Sprintf("[%d,%d)", w.Start, w.End)
+		}
+		parts[i] = fmt.Sprintf("%s [%d,%d) with %s into [%d,%d)", kit.ShowString(m.Key), m.Window.Start, m.Window.End, strings.Join(with, ", "), m.Into.Start, m.Into.End)
+	}
+	return "   merged " + strings.Join(parts, "; ")
 }
 
 func fmtLate(es []kit.Event) string {
