@@ -28,6 +28,11 @@ type windowCase struct {
 	// with (a session's retractions, say, which Flink does not emit): the
 	// results are compared, and shown, through it.
 	view func([]kit.Result) []kit.Result
+	// changelog, when set, derives from Flink's steps, one per call, what
+	// the course's results must be in full, view not applied (a session's
+	// retractions and updates, say, from the merges Flink reports): every
+	// call's results are compared with it too.
+	changelog func(fl []flinkrun.Step) [][]kit.Result
 	// flinkDedups, when set, sends every delivery to Flink, redeliveries
 	// too, through the runner's "seenttl" kind, whose keyed dedup function
 	// remembers an ID until the watermark reaches its TS + ttl (0: forever)
@@ -77,9 +82,10 @@ func opString(o windowtest.Op) string {
 
 // A courseStep is what the reference did on one call.
 type courseStep struct {
-	results []kit.Result
-	late    []kit.Event // what the call added to Late()
-	wm      int64       // Watermark() after the call
+	results []kit.Result // through the case's view
+	all     []kit.Result // every result, view not applied
+	late    []kit.Event  // what the call added to Late()
+	wm      int64        // Watermark() after the call
 
 	// Set only for a windowCase with flinkDedups:
 	dedup      bool        // the fields below are the reference's
@@ -129,10 +135,11 @@ func (c windowCase) replay() []courseStep {
 			}
 			p, seen = q, 0
 		} else {
-			steps[i].results = o.Apply(p)
+			steps[i].all = o.Apply(p)
 		}
+		steps[i].results = steps[i].all
 		if c.view != nil {
-			steps[i].results = c.view(steps[i].results)
+			steps[i].results = c.view(steps[i].all)
 		}
 		late := p.Late()
 		steps[i].late, seen = late[seen:], len(late)
@@ -333,12 +340,15 @@ func courseResult(r flinkrun.Result) kit.Result {
 func sameEvent(a kit.Event, b flinkrun.Event) bool { return a == kit.Event(b) }
 
 // differs returns the first call at which the course and Flink differ, or
-// −1: results (Flink's in the course's order), the side output, and the
-// watermark after the documented mapping; with a dedup in Flink, which
-// deliveries were dropped and how many IDs are remembered.
-func differs(course []courseStep, fl []flinkrun.Step) int {
+// −1: results (the course's through its case's view, Flink's in the
+// course's order), the side output, and the watermark after the documented
+// mapping; with a dedup in Flink, which deliveries were dropped and how
+// many IDs are remembered; and, when want is not nil (the case's changelog
+// of Flink's steps), the course's whole results against it.
+func differs(course []courseStep, fl []flinkrun.Step, want [][]kit.Result) int {
 	for i := range course {
 		if course[i].err != nil ||
+			want != nil && !slices.Equal(course[i].all, want[i]) ||
 			!slices.Equal(course[i].results, inCourseOrder(fl[i].Results)) ||
 			!slices.EqualFunc(course[i].late, fl[i].Late, sameEvent) ||
 			flinkWM(course[i].wm) != fl[i].Watermark ||
@@ -466,8 +476,12 @@ func (c windowCase) compare(t *testing.T) (int, func() string, error) {
 		return 0, nil, err
 	}
 	course := c.replay()
-	if at := differs(course, fl); at >= 0 {
-		return at, func() string { return sideBySide(c.ops, course, fl) }, nil
+	var want [][]kit.Result
+	if c.changelog != nil {
+		want = c.changelog(fl)
+	}
+	if at := differs(course, fl, want); at >= 0 {
+		return at, func() string { return sideBySide(c.ops, course, fl, want) }, nil
 	}
 	for _, v := range c.variants {
 		if v.course != nil {
@@ -513,11 +527,28 @@ func shrink[O any](ops []O, fails func([]O) bool) []O {
 	}
 }
 
-// sideBySide renders both sides call by call.
-func sideBySide(ops []windowtest.Op, course []courseStep, fl []flinkrun.Step) string {
-	marks := func(i int) bool { return differs(course[i:i+1], fl[i:i+1]) >= 0 }
+// sideBySide renders both sides call by call; with want (a changelog of
+// Flink's steps), also the course's whole results and want, with the merges
+// Flink reported.
+func sideBySide(ops []windowtest.Op, course []courseStep, fl []flinkrun.Step, want [][]kit.Result) string {
+	marks := func(i int) bool {
+		var w [][]kit.Result
+		if want != nil {
+			w = want[i : i+1]
+		}
+		return differs(course[i:i+1], fl[i:i+1], w) >= 0
+	}
 	dedup := len(course) > 0 && course[0].dedup
-	return showLanes(ops, marks, courseLane("course", course), flinkLane("Flink", fl, dedup))
+	lanes := []lane{courseLane("course", course), flinkLane("Flink", fl, dedup)}
+	if want != nil {
+		full, changelog := lane{name: "course, in full"}, lane{name: "Flink's, as a changelog"}
+		for i := range course {
+			full.lines = append(full.lines, fmtResults(course[i].all))
+			changelog.lines = append(changelog.lines, fmtResults(want[i])+fmtMerges(fl[i].Merges))
+		}
+		lanes = append(lanes, full, changelog)
+	}
+	return showLanes(ops, marks, lanes...)
 }
 
 // A lane is one run of a scenario as showLanes shows it: its name and a
@@ -590,6 +621,22 @@ func fmtResults(rs []kit.Result) string {
 		parts[i] = r.String()
 	}
 	return strings.Join(parts, "; ")
+}
+
+// fmtMerges renders the merges of session windows Flink reported.
+func fmtMerges(ms []flinkrun.Merge) string {
+	if len(ms) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		with := make([]string, len(m.With))
+		for j, w := range m.With {
+			with[j] = fmt.Sprintf("[%d,%d)", w.Start, w.End)
+		}
+		parts[i] = fmt.Sprintf("%s [%d,%d) with %s into [%d,%d)", kit.ShowString(m.Key), m.Window.Start, m.Window.End, strings.Join(with, ", "), m.Into.Start, m.Into.End)
+	}
+	return "   merged " + strings.Join(parts, "; ")
 }
 
 // fmtFlinkWM renders a Flink watermark, with the course's for it.

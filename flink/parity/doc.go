@@ -37,5 +37,9 @@
 //
 // Without Java they skip, unless FLK_FLINK=required (as in CI), where a
 // missing Java fails them. -flink.scenarios sets how many scenarios each
-// test runs (500 by default); FLK_SEED replays one.
+// test runs (500 by default), and goes after the package, as a flag of the
+// test binary: go test stops reading packages at a flag it does not know.
+// FLK_SEED replays one:
+//
+//	FLK_SEED=42 go test -tags flink -run '^TestSessionWindowsMatchFlink$' ./flink/parity -flink.scenarios 1
 package parity

@@ -140,8 +140,27 @@ func (r *seeded) keys() []string {
 // near either end of the int64 range, far enough in that every window and
 // every watermark the events make lies within it.
 func (r *seeded) calls(size, delay, allowed int64) []windowtest.Op {
+	return r.callsWith(size, delay, allowed, callSpec{spread: 10, disorder: 2, every: 15, keys: r.keys})
+}
+
+// A callSpec is what varies between the arrival sequences of different
+// stages.
+type callSpec struct {
+	// spread: the events' timestamps span size × (2 + a draw below spread).
+	spread int64
+	// disorder: an event may come after others up to a draw below
+	// disorder × size + delay later than it (kit.BoundedShuffle).
+	disorder int64
+	// every: an upstream watermark comes before about one event in every.
+	every int
+	// keys draws the scenario's keys.
+	keys func() []string
+}
+
+// callsWith returns a random arrival sequence as calls does, as spec says.
+func (r *seeded) callsWith(size, delay, allowed int64, spec callSpec) []windowtest.Op {
 	n := 1 + r.IntN(60)
-	span := size * (2 + r.Int64N(10))
+	span := size * (2 + r.Int64N(spec.spread))
 	margin := span + 4*size + delay + allowed + 1
 	var from int64
 	switch r.IntN(10) {
@@ -152,19 +171,19 @@ func (r *seeded) calls(size, delay, allowed int64) []windowtest.Op {
 	default:
 		from = r.Int64N(4*size+1) - 2*size
 	}
-	events := kit.RandomEvents(r.Rand, n, r.keys(), from, span)
+	events := kit.RandomEvents(r.Rand, n, spec.keys(), from, span)
 	events = kit.WithAwkwardFields(r.Rand, events, 0.05)
 	for i := range events {
 		events[i].Key = strings.ToValidUTF8(events[i].Key, "\uFFFD")
 		events[i].ID = strings.ToValidUTF8(events[i].ID, "\uFFFD")
 	}
-	events = kit.BoundedShuffle(r.Rand, events, r.Int64N(2*size+delay+1))
+	events = kit.BoundedShuffle(r.Rand, events, r.Int64N(spec.disorder*size+delay+1))
 	events = kit.WithDuplicates(r.Rand, events, 0.1)
 
 	var ops []windowtest.Op
 	maxTS := int64(math.MinInt64)
 	for _, e := range events {
-		if maxTS != math.MinInt64 && r.IntN(15) == 0 {
+		if maxTS != math.MinInt64 && r.IntN(spec.every) == 0 {
 			// An upstream watermark: some below the events' own, some above.
 			ops = append(ops, windowtest.AdvanceOp(maxTS-delay+r.Int64N(2*size+1)-size))
 		}

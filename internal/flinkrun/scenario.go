@@ -63,8 +63,9 @@ type Result struct {
 }
 
 // Step is what Flink did in answer to one Op: the results it emitted, in
-// the order it emitted them, the events its side output received, and the
-// watermark the operator had passed on by then (math.MinInt64: none yet).
+// the order it emitted them, the events its side output received, the
+// watermark the operator had passed on by then (math.MinInt64: none yet),
+// and, for session windows, the merges its MergingWindowSet made.
 type Step struct {
 	Results   []Result `json:"results"`
 	Late      []Event  `json:"late"`
@@ -75,6 +76,27 @@ type Step struct {
 	// after it.
 	Dropped    []Event `json:"dropped"`
 	Remembered int     `json:"remembered"`
+	// Merges are a session window operator's: the merges its
+	// MergingWindowSet made on this Op (see Merge).
+	Merges []Merge `json:"merges"`
+}
+
+// Merge is one merge of a key's session windows, as Flink's
+// MergingWindowSet made it: an event's own Window merged With the windows
+// of its key that held state (in start order) Into their cover. Flink's
+// output does not say which earlier firings a merged window's firing
+// replaces; its merges do.
+type Merge struct {
+	Key    string   `json:"key"`
+	Window Window   `json:"window"`
+	With   []Window `json:"with"`
+	Into   Window   `json:"into"`
+}
+
+// Window is a window's bounds, [Start, End), as Flink's TimeWindow.
+type Window struct {
+	Start int64 `json:"start"`
+	End   int64 `json:"end"`
 }
 
 // SeenTTLSpec configures the "seenttl" kind: Flink's KeyedProcessOperator,

@@ -49,6 +49,9 @@ import org.apache.flink.util.OutputTag;
  * snapshot held it, so that the run can be compared with an uninterrupted one. The watermark
  * generator is the runner's, not the operator's, and goes on across a restore. The new harness's
  * side output starts empty.
+ *
+ * <p>Session windows are EventTimeSessionWindows wrapped in MergeLog, which records the merges
+ * the operator's MergingWindowSet makes, so that each step also says which windows merged.
  */
 final class WindowRun {
   static final TypeInformation<Event> EVENT = TypeInformation.of(Event.class);
@@ -78,9 +81,11 @@ final class WindowRun {
         long checkpoints = 0;
         List<Step> steps = new ArrayList<>();
         for (Scenario.Op o : s.ops()) {
+          String key = null; // the key whose windows this operation may merge
           switch (o.op()) {
             case "event" -> {
               Event e = o.event();
+              key = e.key();
               h[0].processElement(new StreamRecord<>(e, e.ts()));
               if (w.eventWatermarks()) {
                 watermarks.onEvent(e, e.ts(), upstream);
@@ -108,7 +113,7 @@ final class WindowRun {
             default -> throw new IllegalArgumentException("unknown op " + o.op());
           }
           Outputs.forward(h[0], out);
-          steps.add(new Step(out.take(), Outputs.side(h[0], LATE), out.watermark));
+          steps.add(new Step(out.take(), Outputs.side(h[0], LATE), out.watermark, h[0].merges(key)));
         }
         return steps;
       } finally {
@@ -119,17 +124,30 @@ final class WindowRun {
     }
   }
 
-  /** The test harness the runner drives a WindowOperator with. */
+  /**
+   * The test harness the runner drives a WindowOperator with, and the MergeLog of its session
+   * windows (null for others).
+   */
   static final class Harness extends KeyedOneInputStreamOperatorTestHarness<String, Event, Result> {
-    Harness(OneInputStreamOperator<Event, Result> op) throws Exception {
+    private final MergeLog mergeLog;
+
+    Harness(OneInputStreamOperator<Event, Result> op, MergeLog mergeLog) throws Exception {
       super(op, BY_KEY, Types.STRING);
+      this.mergeLog = mergeLog;
+    }
+
+    /** The merges made since the last call, for an operation on key (null: none can merge). */
+    List<Merge> merges(String key) {
+      return mergeLog == null ? List.of() : mergeLog.drain(key);
     }
   }
 
   /** A new harness around a new WindowOperator for w, its state in backends' backend; not open yet. */
   static Harness harness(Scenario.WindowSpec w, StateBackends backends) throws Exception {
-    var h = new Harness(operator(w));
+    WindowAssigner<Object, TimeWindow> assigner = assigner(w);
+    var h = new Harness(operator(w, assigner), assigner instanceof MergeLog m ? m : null);
     h.setStateBackend(backends.create());
+    h.setCheckpointStorage(backends.checkpointStorage());
     return h;
   }
 
@@ -139,9 +157,15 @@ final class WindowRun {
    * builds it: late events go to the side output LATE.
    */
   static OneInputStreamOperator<Event, Result> operator(Scenario.WindowSpec w) {
+    return operator(w, assigner(w));
+  }
+
+  /** Returns Flink's WindowOperator for w, with the window assigner given. */
+  static OneInputStreamOperator<Event, Result> operator(
+      Scenario.WindowSpec w, WindowAssigner<Object, TimeWindow> assigner) {
     WindowOperatorBuilder<Event, String, TimeWindow> builder =
         new WindowOperatorBuilder<>(
-            assigner(w), EventTimeTrigger.create(), new ExecutionConfig(), EVENT, BY_KEY, Types.STRING);
+            assigner, EventTimeTrigger.create(), new ExecutionConfig(), EVENT, BY_KEY, Types.STRING);
     builder.allowedLateness(Duration.ofMillis(w.lateness()));
     builder.sideOutputLateData(LATE);
     return builder.aggregate(
@@ -152,7 +176,7 @@ final class WindowRun {
     return switch (w.assigner()) {
       case "tumbling" -> TumblingEventTimeWindows.of(Duration.ofMillis(w.size()));
       case "sliding" -> SlidingEventTimeWindows.of(Duration.ofMillis(w.size()), Duration.ofMillis(w.slide()));
-      case "session" -> EventTimeSessionWindows.withGap(Duration.ofMillis(w.gap()));
+      case "session" -> new MergeLog(EventTimeSessionWindows.withGap(Duration.ofMillis(w.gap())));
       default -> throw new IllegalArgumentException("unknown window assigner " + w.assigner());
     };
   }
