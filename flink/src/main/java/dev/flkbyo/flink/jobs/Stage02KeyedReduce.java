@@ -30,11 +30,11 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *       each channel's order, so a key's elements are folded in input order, as in the course.
  * </ul>
  *
- * <p>What differs: Flink's reduce emits every updated value (a rolling aggregation over an
- * unbounded stream), where {@code RunParallel} returns each key's final value: the last of Flink's
- * outputs for that key ({@link Reduced#last}). Flink hashes {@code key.hashCode()} with murmur, the
- * course {@code kit.StableHash}, so the same key may land on another worker number. No dedup: the
- * course's stage 02 has none.
+ * <p>What differs (docs/PARITY.md): Flink's reduce emits every updated value (a rolling
+ * aggregation over an unbounded stream), where {@code RunParallel} returns each key's final value:
+ * the last of Flink's outputs for that key ({@link Reduced#last}). Flink hashes {@code
+ * key.hashCode()} with murmur, the course {@code kit.StableHash}, so the same key may land on
+ * another worker number. No dedup: the course's stage 02 has none.
  */
 public final class Stage02KeyedReduce {
   private Stage02KeyedReduce() {}
