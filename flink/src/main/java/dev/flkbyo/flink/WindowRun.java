@@ -3,18 +3,17 @@ package dev.flkbyo.flink;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flkbyo.flink.jobs.CountAndSum;
+import dev.flkbyo.flink.jobs.Tally;
+import dev.flkbyo.flink.jobs.WindowResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.eventtime.BoundedOutOfOrdernessWatermarks;
-import org.apache.flink.api.common.functions.AggregateFunction;
-import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
-import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -153,8 +152,9 @@ final class WindowRun {
 
   /**
    * Returns Flink's WindowOperator for w, as {@code keyBy(Event::key).window(...)
-   * .allowedLateness(...).sideOutputLateData(LATE).aggregate(new CountAndSum(), new Emit(...))}
-   * builds it: late events go to the side output LATE.
+   * .allowedLateness(...).sideOutputLateData(LATE).aggregate(new CountAndSum(), new WindowResult())}
+   * builds it (the graduation jobs' aggregate, dev.flkbyo.flink.jobs): late events go to the side
+   * output LATE.
    */
   static OneInputStreamOperator<Event, Result> operator(Scenario.WindowSpec w) {
     return operator(w, assigner(w));
@@ -168,8 +168,9 @@ final class WindowRun {
             assigner, EventTimeTrigger.create(), new ExecutionConfig(), EVENT, BY_KEY, Types.STRING);
     builder.allowedLateness(Duration.ofMillis(w.lateness()));
     builder.sideOutputLateData(LATE);
-    return builder.aggregate(
-        new CountAndSum(), new Emit(w.assigner().equals("session")), Types.TUPLE(Types.LONG, Types.LONG));
+    ProcessWindowFunction<Tally, Result, String, TimeWindow> fire =
+        w.assigner().equals("session") ? new SessionFiring() : new WindowResult();
+    return builder.aggregate(new CountAndSum(), fire, TypeInformation.of(Tally.class));
   }
 
   static WindowAssigner<Object, TimeWindow> assigner(Scenario.WindowSpec w) {
@@ -181,59 +182,16 @@ final class WindowRun {
     };
   }
 
-  /** Counts and sums a window's values as they arrive: Flink's incremental aggregation. */
-  static final class CountAndSum implements AggregateFunction<Event, Tuple2<Long, Long>, Tuple2<Long, Long>> {
-    @Override
-    public Tuple2<Long, Long> createAccumulator() {
-      return Tuple2.of(0L, 0L);
-    }
-
-    @Override
-    public Tuple2<Long, Long> add(Event e, Tuple2<Long, Long> acc) {
-      return Tuple2.of(acc.f0 + 1, acc.f1 + e.value());
-    }
-
-    @Override
-    public Tuple2<Long, Long> getResult(Tuple2<Long, Long> acc) {
-      return acc;
-    }
-
-    @Override
-    public Tuple2<Long, Long> merge(Tuple2<Long, Long> a, Tuple2<Long, Long> b) {
-      return Tuple2.of(a.f0 + b.f0, a.f1 + b.f1);
-    }
-  }
-
   /**
-   * Emits a window's count and sum, marking a firing an update when the window fired for this key
-   * before (per-window state, which merging windows do not have: their firings are never marked).
+   * Emits a session window's tally each time it fires. Merging windows have no per-window state
+   * (WindowOperator's MergingWindowStateStore refuses it), so nothing tells a late firing from the
+   * first: it is never marked an update (docs/PARITY.md).
    */
-  static final class Emit extends ProcessWindowFunction<Tuple2<Long, Long>, Result, String, TimeWindow> {
-    private static final ValueStateDescriptor<Boolean> FIRED = new ValueStateDescriptor<>("fired", Types.BOOLEAN);
-    private final boolean merging;
-
-    Emit(boolean merging) {
-      this.merging = merging;
-    }
-
+  static final class SessionFiring extends ProcessWindowFunction<Tally, Result, String, TimeWindow> {
     @Override
-    public void process(String key, Context ctx, Iterable<Tuple2<Long, Long>> acc, Collector<Result> out)
-        throws Exception {
-      Tuple2<Long, Long> a = acc.iterator().next();
-      boolean update = false;
-      if (!merging) {
-        ValueState<Boolean> fired = ctx.windowState().getState(FIRED);
-        update = fired.value() != null;
-        fired.update(true);
-      }
-      out.collect(new Result(key, ctx.window().getStart(), ctx.window().getEnd(), a.f0, a.f1, update));
-    }
-
-    @Override
-    public void clear(Context ctx) throws Exception {
-      if (!merging) {
-        ctx.windowState().getState(FIRED).clear();
-      }
+    public void process(String key, Context ctx, Iterable<Tally> tallies, Collector<Result> out) {
+      Tally t = tallies.iterator().next(); // an AggregateFunction leaves exactly one
+      out.collect(new Result(key, ctx.window().getStart(), ctx.window().getEnd(), t.count(), t.sum(), false));
     }
   }
 }
