@@ -23,9 +23,9 @@ func HasReference(root string) bool {
 
 // templateLeavesOut are the parts of the course a student template does
 // not have: the answers (the reference and the catalogue of mistakes made
-// from it), the course's own CI, and whatever a learner or a checkout left
-// in the tree.
-var templateLeavesOut = []string{ReferenceDir, "mutants", ".ci", LabDir, ".de", ".git"}
+// from it), the course's own CI, and whatever a learner, a checkout or a
+// build (the Flink module's Maven output) left in the tree.
+var templateLeavesOut = []string{ReferenceDir, "mutants", ".ci", LabDir, ".de", ".git", "flink/target"}
 
 // templateLeavesOutFiles are patterns (path.Match, from the root) of files
 // that need the reference to build and that nothing needs in a template:
