@@ -169,3 +169,31 @@ func coversStage(col, nn string) bool {
 	}
 	return false
 }
+
+// jobLink matches a card's link to a graduation job's source.
+var jobLink = regexp.MustCompile(`\(\.\./\.\./(flink/src/main/java/dev/flkbyo/flink/jobs/Stage(\d\d)\w+\.java)\)`)
+
+// TestCardsLinkTheirGraduationJob certifies that every stage card's Flink
+// parity box links the graduation job of its own stage, and that the file
+// is there.
+func TestCardsLinkTheirGraduationJob(t *testing.T) {
+	cards, _ := filepath.Glob("../../stages/*/README.md")
+	for _, card := range cards {
+		b, err := os.ReadFile(card)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stage := filepath.Base(filepath.Dir(card))
+		m := jobLink.FindStringSubmatch(parityBox(string(b)))
+		switch {
+		case m == nil:
+			t.Errorf("%s: its Flink parity box links no graduation job (flink/src/main/java/dev/flkbyo/flink/jobs/StageNN….java)", stage)
+		case m[2] != stage[:2]:
+			t.Errorf("%s: its Flink parity box links %s, another stage's job", stage, m[1])
+		default:
+			if _, err := os.Stat(filepath.Join("../..", m[1])); err != nil {
+				t.Errorf("%s: its Flink parity box links %s: %v", stage, m[1], err)
+			}
+		}
+	}
+}
