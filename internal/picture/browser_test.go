@@ -1,0 +1,243 @@
+//go:build browser
+
+package picture
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// The browser tests look at each page as a person would: in Chromium, at
+// a laptop's width. They need Chromium (Debian's chromium package); CI
+// sets FLK_BROWSER=required so that a missing browser fails instead of
+// skipping. FLK_SCREENSHOTS=dir keeps a screenshot of each page.
+
+// measure is what the page reports about itself, in CSS pixels.
+const measure = `(() => {
+  const box = e => { const r = e.getBoundingClientRect(); return {l: r.left, r: r.right, t: r.top, b: r.bottom, cx: (r.left + r.right) / 2}; };
+  const svg = document.querySelector('svg.run');
+  const ticks = [...svg.querySelectorAll('g.tick')].map(g => ({ts: Number(g.dataset.ts), x: box(g.querySelector('line')).cx}));
+  const bands = [...svg.querySelectorAll('g.band')].map(g => ({start: Number(g.dataset.start), end: Number(g.dataset.end), box: box(g.querySelector('rect'))}));
+  const events = [...svg.querySelectorAll('g.event')].map(g => ({ts: Number(g.dataset.ts), box: box(g.querySelector('circle, path'))}));
+  const scale = svg.getScreenCTM().a;
+  const texts = [...svg.querySelectorAll('text')].map(t => ({text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale, box: box(t)}));
+  return {
+    scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth,
+    svg: box(svg), ticks, bands, events, texts,
+    rows: svg.querySelectorAll('g.row').length,
+    tableRows: document.querySelectorAll('table tbody tr').length,
+  };
+})()`
+
+type rect struct {
+	L  float64 `json:"l"`
+	R  float64 `json:"r"`
+	T  float64 `json:"t"`
+	B  float64 `json:"b"`
+	CX float64 `json:"cx"`
+}
+
+type measured struct {
+	ScrollWidth int  `json:"scrollWidth"`
+	ClientWidth int  `json:"clientWidth"`
+	SVG         rect `json:"svg"`
+	Ticks       []struct {
+		TS float64 `json:"ts"`
+		X  float64 `json:"x"`
+	} `json:"ticks"`
+	Bands []struct {
+		Start float64 `json:"start"`
+		End   float64 `json:"end"`
+		Box   rect    `json:"box"`
+	} `json:"bands"`
+	Events []struct {
+		TS  float64 `json:"ts"`
+		Box rect    `json:"box"`
+	} `json:"events"`
+	Texts []struct {
+		Text string  `json:"text"`
+		PX   float64 `json:"px"`
+		Box  rect    `json:"box"`
+	} `json:"texts"`
+	Rows      int `json:"rows"`
+	TableRows int `json:"tableRows"`
+}
+
+// TestPagesInChromium certifies each sample page in a real browser at
+// 1280×800: it renders with no error, nothing scrolls sideways, every
+// label is at least 11 px and inside the drawing, each window's band
+// spans its start and end on the time axis, and each event sits at its
+// timestamp.
+func TestPagesInChromium(t *testing.T) {
+	browser := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			browser = p
+			break
+		}
+	}
+	if browser == "" {
+		if os.Getenv("FLK_BROWSER") == "required" {
+			t.Fatal("no Chromium on PATH, and FLK_BROWSER=required (apt-get install chromium)")
+		}
+		t.Skip("no Chromium on PATH (apt-get install chromium); FLK_BROWSER=required makes this a failure")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1280, 800))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	bctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("starting %s: %v", browser, err)
+	}
+
+	dir := t.TempDir()
+	samples := Samples()
+	for _, name := range slices.Sorted(mapKeys(samples)) {
+		t.Run(name, func(t *testing.T) {
+			page, err := HTML(samples[name])
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, name+".html")
+			if err := os.WriteFile(path, page, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := chromedp.NewContext(bctx)
+			defer cancel()
+			ctx, cancel = context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			var mu sync.Mutex
+			var problems []string
+			err = chromedp.Listen(ctx, func(ev any) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch ev := ev.(type) {
+				case *runtime.EventExceptionThrown:
+					problems = append(problems, "exception: "+ev.ExceptionDetails.Text)
+				case *runtime.EventConsoleAPICalled:
+					if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
+						problems = append(problems, fmt.Sprintf("console %s", ev.Type))
+					}
+				case *log.EventEntryAdded:
+					if ev.Entry.Level == log.EntryLevelError || ev.Entry.Level == log.EntryLevelWarning {
+						problems = append(problems, "log: "+ev.Entry.Text)
+					}
+				}
+			})
+			if err != nil {
+				t.Fatalf("listening to Chromium: %v", err)
+			}
+			err = chromedp.Do(ctx,
+				chromedp.EmulateViewport(1280, 800),
+				chromedp.Navigate("file://"+path),
+				chromedp.WaitVisible(chromedp.CSS("svg.run")),
+			)
+			if err != nil {
+				t.Fatalf("loading %s in Chromium: %v", path, err)
+			}
+			m, err := chromedp.Run(ctx, chromedp.Evaluate[measured](measure))
+			if err != nil {
+				t.Fatalf("measuring %s: %v", path, err)
+			}
+			shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+			if err != nil {
+				t.Fatalf("screenshot of %s: %v", path, err)
+			}
+			if out := os.Getenv("FLK_SCREENSHOTS"); out != "" {
+				if err := os.WriteFile(filepath.Join(out, name+".png"), shot, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			checkPage(t, samples[name], m, problems)
+		})
+	}
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func checkPage(t *testing.T, r Run, m measured, problems []string) {
+	t.Helper()
+	if len(problems) > 0 {
+		t.Errorf("the page logged problems: %s", strings.Join(problems, "; "))
+	}
+	if m.ScrollWidth > m.ClientWidth {
+		t.Errorf("at 1280 px the page is %d px wide, more than the %d px it shows: a reader would scroll sideways", m.ScrollWidth, m.ClientWidth)
+	}
+	if want := min(len(r.Steps), maxSteps); m.Rows != want {
+		t.Errorf("the drawing has %d rows, want one per call: %d", m.Rows, want)
+	}
+	for _, x := range m.Texts {
+		if x.PX < 11 {
+			t.Errorf("label %q is drawn at %.1f px, want at least 11 px to read at a laptop's width", x.Text, x.PX)
+		}
+		if x.Box.L < m.SVG.L-0.5 || x.Box.R > m.SVG.R+0.5 {
+			t.Errorf("label %q spans x %.0f–%.0f, outside the drawing's %.0f–%.0f: it is cut off", x.Text, x.Box.L, x.Box.R, m.SVG.L, m.SVG.R)
+		}
+	}
+	for i, x := range m.Texts {
+		for _, y := range m.Texts[i+1:] {
+			if overlap(x.Box, y.Box) {
+				t.Errorf("labels %q and %q overlap: neither reads", x.Text, y.Text)
+			}
+		}
+	}
+	// The time axis as the page draws it: two ticks give px per ms.
+	if len(m.Ticks) < 2 {
+		t.Fatalf("the axis has %d tick(s), want at least 2", len(m.Ticks))
+	}
+	a, b := m.Ticks[0], m.Ticks[len(m.Ticks)-1]
+	px := func(ts float64) float64 { return a.X + (ts-a.TS)/(b.TS-a.TS)*(b.X-a.X) }
+	near := func(got, want float64) bool { return math.Abs(got-want) <= 1.5 }
+	for _, bd := range m.Bands {
+		if !near(bd.Box.L, px(bd.Start)) || !near(bd.Box.R, px(bd.End)) {
+			t.Errorf("window [%.0f,%.0f)'s band spans x %.1f–%.1f, want %.1f–%.1f: its start and end on the time axis", bd.Start, bd.End, bd.Box.L, bd.Box.R, px(bd.Start), px(bd.End))
+		}
+	}
+	for _, e := range m.Events {
+		if !near(e.Box.CX, px(e.TS)) {
+			t.Errorf("the event at %.0f is drawn at x %.1f, want %.1f: its timestamp on the axis", e.TS, e.Box.CX, px(e.TS))
+		}
+	}
+	if want := len(tableWindows(r)); m.TableRows != want {
+		t.Errorf("the windows table has %d rows, want %d: one per window that returned or was wanted a result", m.TableRows, want)
+	}
+}
+
+// tableWindows are the windows of r's results and wanted results.
+func tableWindows(r Run) map[Window]bool {
+	ws := map[Window]bool{}
+	for _, x := range append(r.Got(), r.Want...) {
+		ws[Window{x.Start, x.End}] = true
+	}
+	return ws
+}
+
+// overlap reports whether two boxes share more than a sliver: 2 px across
+// and down.
+func overlap(a, b rect) bool {
+	return min(a.R, b.R)-max(a.L, b.L) > 2 && min(a.B, b.B)-max(a.T, b.T) > 2
+}

@@ -1,0 +1,241 @@
+// Package picture draws an event-time run as one self-contained HTML page:
+// event time across, arrival down. Each event is a mark at its timestamp on
+// the row of its arrival (counted, duplicate, a late correction, or sent to
+// the side output, each with its own shape and a word, not colour alone);
+// windows are bands over their [start, end); the watermark is a line that
+// climbs behind the events; each firing is a mark at its window's end on
+// the row of the call that returned it. Beside each window the page lists
+// the results a test expected and the ones the code returned, with the
+// first difference marked.
+//
+// Failing event-time tests write one (windowtest.Run, through Save) when
+// $FLK_PICTURES names a folder; `de test` sets it and prints a link beside
+// the text timeline; `de demo --html` draws the demos the same way. The
+// page needs no network and no script: it is HTML, inline CSS and SVG.
+package picture
+
+import (
+	"math"
+	"slices"
+
+	"github.com/flk-byo/course/kit"
+)
+
+// Run is what a picture draws: a run of a processor, call by call.
+type Run struct {
+	// Title names the run: the test and, for a failure, the call that
+	// failed.
+	Title string
+	// Note is the failure's explanation, or a demo's caption: plain text,
+	// shown under the title.
+	Note string
+	// Windows says which windows the events fall in.
+	Windows Windows
+	// Steps are the calls in arrival order.
+	Steps []Step
+	// Late is the side output at the end of the run, in order.
+	Late []kit.Event
+	// Want is what the test expected the run to emit, in emission order;
+	// nil when the test states no expectation over the whole run.
+	Want []kit.Result
+}
+
+// Windows describes the window assigner, as the stage's Config does.
+type Windows struct {
+	Size     int64 // tumbling (Slide 0) or sliding window size; 0 for sessions
+	Slide    int64 // sliding windows' slide; 0 for tumbling windows
+	Gap      int64 // session gap; > 0 (with Size 0) for session windows
+	Lateness int64 // allowed lateness
+}
+
+// Op is what one step of a run did.
+type Op string
+
+// The steps a picture knows.
+const (
+	OpEvent     Op = "event"     // Process(Event)
+	OpWatermark Op = "watermark" // AdvanceWatermark: Step.Watermark is the new one
+	OpFlush     Op = "flush"     // Flush: end of input
+	OpRestore   Op = "restore"   // a snapshot taken and restored between arrivals
+	OpIdle      Op = "idle"      // partition Step.Partition went idle
+	OpActive    Op = "active"    // partition Step.Partition came back
+)
+
+// Step is one call of a run.
+type Step struct {
+	Op    Op
+	Event kit.Event // for OpEvent
+	// Partition is the input partition of the step, for runs over several
+	// partitions (stage 07); -1 when the run has one.
+	Partition int
+	// Watermark is the watermark after the step; math.MinInt64 for none.
+	Watermark int64
+	// Partitions, when set, are each partition's watermark after the step
+	// (math.MinInt64: none; Idle marks an idle one).
+	Partitions []PartitionMark
+	// Emitted is what the call returned, in order.
+	Emitted []kit.Result
+}
+
+// PartitionMark is one partition's watermark after a step.
+type PartitionMark struct {
+	Watermark int64
+	Idle      bool
+}
+
+// Mark is what became of an event, the word the page puts beside it.
+type Mark string
+
+// The marks an event can get.
+const (
+	Counted    Mark = "counted"     // it went into its window(s) on time
+	Duplicate  Mark = "duplicate"   // its ID arrived before: at-least-once input
+	Correction Mark = "correction"  // late, within the lateness: its call corrected a fired window
+	SideOutput Mark = "side output" // too late: it went to the side output
+)
+
+// Marks returns the mark of each step of r (the zero Mark for steps that
+// are not events): an event is a duplicate when its ID arrived earlier, in
+// the side output when it is one of r.Late (each late event matched once,
+// in order), a correction when its call emitted an update, and counted
+// otherwise.
+func (r Run) Marks() []Mark {
+	marks := make([]Mark, len(r.Steps))
+	seen := map[string]bool{}
+	late := slices.Clone(r.Late)
+	for i, s := range r.Steps {
+		if s.Op != OpEvent {
+			continue
+		}
+		e := s.Event
+		switch {
+		case seen[e.ID]:
+			marks[i] = Duplicate
+		case takeLate(&late, e):
+			marks[i] = SideOutput
+		case slices.ContainsFunc(s.Emitted, func(x kit.Result) bool { return x.IsUpdate }):
+			marks[i] = Correction
+		default:
+			marks[i] = Counted
+		}
+		seen[e.ID] = true
+	}
+	return marks
+}
+
+// takeLate removes the first event of late equal to e and reports whether
+// there was one.
+func takeLate(late *[]kit.Event, e kit.Event) bool {
+	i := slices.Index(*late, e)
+	if i < 0 {
+		return false
+	}
+	*late = slices.Delete(*late, i, i+1)
+	return true
+}
+
+// Got is everything the run emitted, in emission order.
+func (r Run) Got() []kit.Result {
+	var out []kit.Result
+	for _, s := range r.Steps {
+		out = append(out, s.Emitted...)
+	}
+	return out
+}
+
+// FirstDifference returns the index in emission order of the first result
+// where what the run emitted and r.Want differ, and false when they are
+// equal or r.Want is nil.
+func (r Run) FirstDifference() (int, bool) {
+	if r.Want == nil {
+		return 0, false
+	}
+	got := r.Got()
+	n := min(len(got), len(r.Want))
+	for i := range n {
+		if got[i] != r.Want[i] {
+			return i, true
+		}
+	}
+	if len(got) == len(r.Want) {
+		return 0, false
+	}
+	return n, true
+}
+
+// Window is a window the page draws: an interval of event time.
+type Window struct{ Start, End int64 }
+
+// windows returns the windows to draw, ascending by (Start, End): those of
+// every result emitted or wanted and, for tumbling and sliding windows,
+// those of every event that is not a duplicate.
+func (r Run) windows() []Window {
+	set := map[Window]bool{}
+	for _, x := range slices.Concat(r.Got(), r.Want) {
+		set[Window{x.Start, x.End}] = true
+	}
+	marks := r.Marks()
+	for i, s := range r.Steps {
+		if s.Op != OpEvent || marks[i] == Duplicate {
+			continue
+		}
+		for _, w := range r.Windows.assign(s.Event.TS) {
+			set[w] = true
+		}
+	}
+	out := make([]Window, 0, len(set))
+	for w := range set {
+		out = append(out, w)
+	}
+	slices.SortFunc(out, func(a, b Window) int {
+		if a.Start != b.Start {
+			return cmpInt(a.Start, b.Start)
+		}
+		return cmpInt(a.End, b.End)
+	})
+	return out
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// assign returns the tumbling or sliding windows of ts (none for
+// sessions), leaving out any that would pass the ends of the int64 range.
+func (w Windows) assign(ts int64) []Window {
+	if w.Size <= 0 {
+		return nil
+	}
+	slide := w.Slide
+	if slide <= 0 {
+		slide = w.Size
+	}
+	last := ts - mod(ts, slide) // the latest window start at or before ts
+	var out []Window
+	for start := last; uint64(ts-start) < uint64(w.Size); start -= slide { // ts−start as uint64 cannot wrap: start ≤ ts
+		if start > math.MaxInt64-w.Size {
+			continue
+		}
+		out = append(out, Window{start, start + w.Size})
+		if start < math.MinInt64+slide {
+			break
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// mod is the non-negative remainder of a by b > 0.
+func mod(a, b int64) int64 {
+	m := a % b
+	if m < 0 {
+		m += b
+	}
+	return m
+}

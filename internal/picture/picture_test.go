@@ -1,0 +1,147 @@
+package picture
+
+import (
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/flk-byo/course/kit"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden pages in testdata/")
+
+func ev(id, key string, ts, v int64) kit.Event { return kit.Event{ID: id, Key: key, TS: ts, Value: v} }
+
+func res(key string, start, end, count, sum int64, update bool) kit.Result {
+	return kit.Result{Key: key, Start: start, End: end, Count: count, Sum: sum, IsUpdate: update}
+}
+
+func event(e kit.Event, wm int64, out ...kit.Result) Step {
+	return Step{Op: OpEvent, Event: e, Partition: -1, Watermark: wm, Emitted: out}
+}
+
+// Samples are one run of each kind a page draws, shared by the golden
+// test and the browser test (browser_test.go).
+func Samples() map[string]Run {
+	none := int64(math.MinInt64)
+	return map[string]Run{
+		// Stage 03: tumbling windows with lateness; a duplicate, a
+		// correction, a straggler to the side output, and a wrong update.
+		"tumbling": {
+			Title:   "TestLateEventWithinLatenessRefires: Process(e5 a@4=1)",
+			Note:    "Process(e5 a@4=1) returned\n  a [0,10) count=3 sum=4\nwant\n  a [0,10) count=3 sum=4 (update)",
+			Windows: Windows{Size: 10, Lateness: 5},
+			Steps: []Step{
+				event(ev("e1", "a", 1, 1), -4),
+				event(ev("e2", "b", 3, 2), -2),
+				event(ev("e2", "b", 3, 2), -2),
+				event(ev("e3", "a", 12, 2), 7),
+				event(ev("e4", "a", 17, 1), 12, res("a", 0, 10, 2, 3, false), res("b", 0, 10, 1, 2, false)),
+				event(ev("e5", "a", 4, 1), 12, res("a", 0, 10, 3, 4, false)),
+				event(ev("e6", "b", 2, 5), 12),
+				event(ev("e7", "a", 26, 1), 21),
+				{Op: OpFlush, Partition: -1, Watermark: math.MaxInt64, Emitted: []kit.Result{res("a", 10, 20, 2, 3, false), res("a", 20, 30, 1, 1, false)}},
+			},
+			Late: []kit.Event{ev("e6", "b", 2, 5)},
+			Want: []kit.Result{res("a", 0, 10, 2, 3, false), res("b", 0, 10, 1, 2, false), res("a", 0, 10, 3, 4, true), res("a", 10, 20, 2, 3, false), res("a", 20, 30, 1, 1, false)},
+		},
+		// Stage 08: a late event bridges two sessions; the merge retracts
+		// both.
+		"sessions": {
+			Title:   "TestLateBridgeMergesSessions",
+			Windows: Windows{Gap: 5, Lateness: 20},
+			Steps: []Step{
+				event(ev("e1", "k", 0, 1), -1),
+				event(ev("e2", "k", 10, 1), 9),
+				event(ev("e3", "k", 22, 1), 21, res("k", 0, 5, 1, 1, false), res("k", 10, 15, 1, 1, false)),
+				event(ev("e4", "k", 6, 1), 21, res("k", 0, 5, -1, -1, true), res("k", 10, 15, -1, -1, true), res("k", 0, 15, 3, 3, false)),
+				{Op: OpFlush, Partition: -1, Watermark: math.MaxInt64, Emitted: []kit.Result{res("k", 22, 27, 1, 1, false)}},
+			},
+		},
+		// Stage 09: one event in several sliding windows.
+		"sliding": {
+			Title:   "TestEventInEverySlidingWindow",
+			Windows: Windows{Size: 10, Slide: 5},
+			Steps: []Step{
+				event(ev("e1", "a", 7, 1), 6),
+				event(ev("e2", "a", 12, 2), 11, res("a", 0, 10, 1, 1, false)),
+				{Op: OpFlush, Partition: -1, Watermark: math.MaxInt64, Emitted: []kit.Result{res("a", 5, 15, 2, 3, false), res("a", 10, 20, 1, 2, false)}},
+			},
+			Want: []kit.Result{res("a", 0, 10, 1, 1, false), res("a", 5, 15, 2, 3, false), res("a", 10, 20, 1, 2, false)},
+		},
+		// Stage 07: two partitions, one goes idle, the combined watermark.
+		"partitions": {
+			Title:   "TestIdlePartitionReleasesTheWatermark",
+			Windows: Windows{Size: 10},
+			Steps: []Step{
+				{Op: OpEvent, Event: ev("e1", "a", 3, 1), Partition: 0, Watermark: none, Partitions: []PartitionMark{{2, false}, {none, false}}},
+				{Op: OpEvent, Event: ev("e2", "b", 1, 1), Partition: 1, Watermark: 0, Partitions: []PartitionMark{{2, false}, {0, false}}},
+				{Op: OpEvent, Event: ev("e3", "a", 14, 1), Partition: 0, Watermark: 0, Partitions: []PartitionMark{{13, false}, {0, false}}},
+				{Op: OpIdle, Partition: 1, Watermark: 13, Partitions: []PartitionMark{{13, false}, {0, true}}, Emitted: []kit.Result{res("a", 0, 10, 1, 1, false), res("b", 0, 10, 1, 1, false)}},
+				{Op: OpEvent, Event: ev("e4", "a", 25, 1), Partition: 0, Watermark: 24, Partitions: []PartitionMark{{24, false}, {0, true}}, Emitted: []kit.Result{res("a", 10, 20, 1, 1, false)}},
+				{Op: OpActive, Partition: 1, Watermark: 24, Partitions: []PartitionMark{{24, false}, {24, false}}},
+			},
+		},
+		// Stage 04: a restore between arrivals.
+		"restore": {
+			Title:   "TestRestoreContinuesTheRun",
+			Windows: Windows{Size: 10},
+			Steps: []Step{
+				event(ev("e1", "a", 1, 1), -1),
+				event(ev("e2", "a", 8, 1), 6),
+				{Op: OpRestore, Partition: -1, Watermark: 6},
+				event(ev("e3", "a", 16, 1), 14, res("a", 0, 10, 2, 2, false)),
+			},
+			Want: []kit.Result{res("a", 0, 10, 2, 2, false)},
+		},
+		// The int64 edges: a run at the bottom and the top of the range.
+		"extremes": {
+			Title:   "TestWindowsAtTheEdgesOfInt64",
+			Windows: Windows{Size: 10},
+			Steps: []Step{
+				event(ev("lo", "a", math.MinInt64, 1), none),
+				event(ev("hi", "a", math.MaxInt64-1, 1), math.MaxInt64-2, res("a", math.MinInt64, math.MinInt64+10, 1, 1, false)),
+			},
+		},
+	}
+}
+
+// TestGoldenPages certifies the drawing: each sample renders to exactly
+// its page in testdata/ (go test ./internal/picture -update rewrites
+// them), so a change to the picture shows in review as a change to a
+// page.
+func TestGoldenPages(t *testing.T) {
+	samples := Samples()
+	names := slices.Sorted(func(yield func(string) bool) {
+		for k := range samples {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			got, err := HTML(samples[name])
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", name+".html")
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./internal/picture -update to write it)", err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("the page of sample %q differs from %s; if the change is meant, run go test ./internal/picture -update and review the page in a browser", name, path)
+			}
+		})
+	}
+}
