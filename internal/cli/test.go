@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +20,7 @@ import (
 	"github.com/flk-byo/course/internal/coursedir"
 	"github.com/flk-byo/course/internal/gotest"
 	"github.com/flk-byo/course/internal/grade"
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/term"
 	"github.com/flk-byo/course/internal/testreport"
 	"github.com/flk-byo/course/internal/verdict"
@@ -140,9 +144,33 @@ func (e *env) test(ctx context.Context, o testOptions) error {
 	pr.RacePass(run)
 	pr.Reruns(run)
 	if !pr.Summary(run, upTo) {
+		e.notePictures()
 		return quietFailure
 	}
 	return e.recordPassed(run)
+}
+
+// picturesDir is where a run's failing event-time tests draw their pages.
+func (e *env) picturesDir() string { return filepath.Join(e.root, ".de", "pictures") }
+
+// notePictures says where the pages of the run's failures are, if any
+// failure drew one: each failure's message links its own.
+func (e *env) notePictures() {
+	var pages []string
+	_ = filepath.WalkDir(e.picturesDir(), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".html") {
+			pages = append(pages, path)
+		}
+		return nil
+	})
+	if len(pages) == 0 {
+		return
+	}
+	rel, err := filepath.Rel(e.root, e.picturesDir())
+	if err != nil {
+		rel = e.picturesDir()
+	}
+	fmt.Fprintf(e.Stdout, "%s of the failing runs in %s (open one in a browser; each failure above links its own)\n", plural(len(pages), "picture"), rel+string(filepath.Separator))
 }
 
 // runTests runs go test on the stages o names, without printing a report:
@@ -175,6 +203,12 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 	if err != nil {
 		return nil, upTo, err
 	}
+	// A failing event-time test draws its run as a page (internal/picture)
+	// here; each run starts with none, so every page is this run's.
+	pictures := e.picturesDir()
+	if err := os.RemoveAll(pictures); err != nil {
+		return nil, upTo, fmt.Errorf("clearing the last run's pictures: %w", err)
+	}
 	live := newLiveLine(e.Stderr, e.style, e.Getenv)
 	defer live.done()
 	ctx, cancel := context.WithCancel(ctx)
@@ -204,7 +238,8 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 		// The learner's runs confirm each pass through the suite's own
 		// report, as de grade does: a stage counts as passed only then.
 		opts := gotest.Options{Dir: e.root, Tags: passTags, Race: b.race, Timeout: o.timeout, TestTimeout: o.testTime, Background: i > 0,
-			Verdicts: run.Learner() && verdict.Supported(), HaltOnRepeatedHang: true}
+			Verdicts: run.Learner() && verdict.Supported(), HaltOnRepeatedHang: true,
+			Env: []string{picture.Env + "=" + pictures}}
 		if b.rerun != nil {
 			opts.TestTimeout = b.rerun.TestTimeout(o.testTime)
 		}

@@ -15,8 +15,13 @@
 package picture
 
 import (
+	"fmt"
 	"math"
+	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/flk-byo/course/kit"
 )
@@ -238,4 +243,65 @@ func mod(a, b int64) int64 {
 		m += b
 	}
 	return m
+}
+
+// Env is the environment variable that turns pictures on: the folder a
+// failing test writes its page to. `de test` sets it; unset, Save does
+// nothing and a test runs exactly as it would without pictures.
+const Env = "FLK_PICTURES"
+
+// Enabled reports whether failing tests write pictures (Env is set).
+func Enabled() bool { return os.Getenv(Env) != "" }
+
+// Save writes r as a page for test t (a testing.TB) into the folder Env
+// names, in a folder named for the test's package (go test runs a test in
+// its package's folder), and returns a line to put in the failure message, "picture:
+// file:///…/TestName.html"; it returns "" when pictures are off. Each test
+// keeps the page of its first failure: a later Save of the same test
+// returns the link to that page and writes nothing, so the page matches
+// the first message, the one a learner reads first.
+func Save(t interface{ Name() string }, r Run) string {
+	dir := os.Getenv(Env)
+	if dir == "" {
+		return ""
+	}
+	pkg, err := os.Getwd()
+	if err != nil {
+		return fmt.Sprintf("picture: not drawn: %v", err)
+	}
+	abs, err := filepath.Abs(filepath.Join(dir, filepath.Base(pkg), fileName(t.Name())+".html"))
+	if err != nil {
+		return fmt.Sprintf("picture: not drawn: %v", err)
+	}
+	link := "picture: " + (&url.URL{Scheme: "file", Path: abs}).String()
+	if _, err := os.Stat(abs); err == nil {
+		return link
+	}
+	if r.Title == "" {
+		r.Title = t.Name()
+	}
+	page, err := HTML(r)
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(abs), 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(abs, page, 0o644)
+	}
+	if err != nil {
+		return fmt.Sprintf("picture: not drawn: %v", err)
+	}
+	return link
+}
+
+// fileName makes a test's name a file name: subtests' slashes become
+// "--", and anything but letters, digits, '-', '_' and '.' becomes '_'.
+func fileName(test string) string {
+	test = strings.ReplaceAll(test, "/", "--")
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, test)
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -24,6 +25,11 @@ type Run struct {
 	emitted    []kit.Result // every result returned, in emission order
 	restores   []int        // arrivals after which the processor was restored
 	lateBefore []kit.Event  // Late() of the processors that Restored replaced
+	gap        int64        // session gap, once SessionTimeline has said it
+	// steps record every call for the picture, with the watermark after
+	// it; only when pictures are on (picture.Enabled), so that a run
+	// without them calls the processor exactly as the test does.
+	steps []picture.Step
 }
 
 // NewRun returns a run on p for test t. size and lateness are p's
@@ -35,11 +41,19 @@ func NewRun(t testing.TB, p Processor, size, lateness int64) *Run {
 	return &Run{t: t, p: p, size: size, lateness: lateness}
 }
 
+// record notes a call for the picture when pictures are on.
+func (r *Run) record(op picture.Op, e kit.Event, out []kit.Result) {
+	if picture.Enabled() {
+		r.steps = append(r.steps, picture.Step{Op: op, Event: e, Partition: -1, Watermark: watermarkOrNone(r.p), Emitted: out})
+	}
+}
+
 // Process hands e to Process and returns what it returned.
 func (r *Run) Process(e kit.Event) []kit.Result {
 	r.events = append(r.events, e)
 	out := r.p.Process(e)
 	r.emitted = append(r.emitted, out...)
+	r.record(picture.OpEvent, e, out)
 	return out
 }
 
@@ -57,6 +71,7 @@ func (r *Run) ProcessAll(events ...kit.Event) []kit.Result {
 func (r *Run) Advance(wm int64) []kit.Result {
 	out := r.p.AdvanceWatermark(wm)
 	r.emitted = append(r.emitted, out...)
+	r.record(picture.OpWatermark, kit.Event{}, out)
 	return out
 }
 
@@ -64,6 +79,7 @@ func (r *Run) Advance(wm int64) []kit.Result {
 func (r *Run) Flush() []kit.Result {
 	out := r.p.Flush()
 	r.emitted = append(r.emitted, out...)
+	r.record(picture.OpFlush, kit.Event{}, out)
 	return out
 }
 
@@ -86,16 +102,40 @@ func (r *Run) Restored(p Processor) {
 	r.lateBefore = append(r.lateBefore, r.p.Late()...)
 	r.restores = append(r.restores, len(r.events))
 	r.p = p
+	r.record(picture.OpRestore, kit.Event{}, nil)
 }
 
 // Timeline draws the run so far. It reads Watermark and Late, but a panic
 // there (a TODO) only blanks that part of the picture.
-func (r *Run) Timeline() string { return r.timeline(0) }
+// With pictures on, it also draws the run as a page (see Picture) and
+// ends with the link.
+func (r *Run) Timeline() string { return r.timeline(0) + r.Picture("", nil) }
 
 // SessionTimeline draws the run so far as Timeline does, with the session
 // windows of gap (kit.Timeline.Gap): for a run of a session processor,
 // whose NewRun size is 0.
-func (r *Run) SessionTimeline(gap int64) string { return r.timeline(gap) }
+func (r *Run) SessionTimeline(gap int64) string {
+	r.gap = gap
+	return r.timeline(gap) + r.Picture("", nil)
+}
+
+// Picture draws the run so far as an HTML page for the test (picture.Save)
+// and returns the line that links it, or "" when pictures are off. note is
+// the failure's message; want, when not nil, is what the test wanted the
+// run to emit in all.
+func (r *Run) Picture(note string, want []kit.Result) string {
+	if !picture.Enabled() {
+		return ""
+	}
+	return "\n" + picture.Save(r.t, picture.Run{
+		Title:   r.t.Name(),
+		Note:    note,
+		Windows: picture.Windows{Size: r.size, Gap: r.gap, Lateness: r.lateness},
+		Steps:   r.steps,
+		Late:    append(slices.Clone(r.lateBefore), lateOrNone(r.p)...),
+		Want:    want,
+	})
+}
 
 func (r *Run) timeline(gap int64) string {
 	tl := kit.Timeline{
@@ -121,14 +161,26 @@ func (r *Run) Expect(call string, got, want []kit.Result, why string) {
 	if slices.Equal(got, want) {
 		return
 	}
-	r.t.Errorf("%s returned\n%s\nwant\n%s\n%s%s\n\n%s", call, FmtResults(got), FmtResults(want), why, updateHint(got, want), r.Timeline())
+	msg := fmt.Sprintf("%s returned\n%s\nwant\n%s\n%s%s", call, FmtResults(got), FmtResults(want), why, updateHint(got, want))
+	// When got is what the run emitted last (the call just made, or the
+	// whole run), the run should have emitted what came before it, then
+	// want: the picture marks the first difference.
+	var wantAll []kit.Result
+	if n := len(r.emitted) - len(got); n >= 0 && slices.Equal(r.emitted[n:], got) {
+		wantAll = append(slices.Clone(r.emitted[:n]), want...)
+		if wantAll == nil {
+			wantAll = []kit.Result{}
+		}
+	}
+	r.t.Errorf("%s\n\n%s%s", msg, r.timeline(r.gap), r.Picture(msg, wantAll))
 }
 
 // ExpectLate fails the test unless the processor's Late() is exactly want.
 func (r *Run) ExpectLate(want []kit.Event, why string) {
 	r.t.Helper()
 	if got := r.p.Late(); !slices.Equal(got, want) {
-		r.t.Errorf("Late() = %s\nwant      %s\n%s\n\n%s", FmtEvents(got), FmtEvents(want), why, r.Timeline())
+		msg := fmt.Sprintf("Late() = %s\nwant      %s\n%s", FmtEvents(got), FmtEvents(want), why)
+		r.t.Errorf("%s\n\n%s%s", msg, r.timeline(r.gap), r.Picture(msg, nil))
 	}
 }
 
