@@ -61,16 +61,20 @@ func Samples() map[string]Run {
 				{Op: OpFlush, Partition: -1, Watermark: math.MaxInt64, Emitted: []kit.Result{res("k", 22, 27, 1, 1, false)}},
 			},
 		},
-		// Stage 09: one event in several sliding windows.
+		// Stage 09: one event in several sliding windows, a late one
+		// that corrects three of them in the wrong order, and a watermark
+		// past every window.
 		"sliding": {
-			Title:   "TestEventInEverySlidingWindow",
-			Windows: Windows{Size: 10, Slide: 5},
+			Title:   "TestCorrectionsPerWindow",
+			Windows: Windows{Size: 6, Slide: 2, Lateness: 100},
 			Steps: []Step{
-				event(ev("e1", "a", 7, 1), 6),
-				event(ev("e2", "a", 12, 2), 11, res("a", 0, 10, 1, 1, false)),
-				{Op: OpFlush, Partition: -1, Watermark: math.MaxInt64, Emitted: []kit.Result{res("a", 5, 15, 2, 3, false), res("a", 10, 20, 1, 2, false)}},
+				event(ev("e1", "a", 1, 1), 0),
+				event(ev("e2", "b", 1, 1), 0),
+				{Op: OpWatermark, Partition: -1, Watermark: 20, Emitted: []kit.Result{res("a", -4, 2, 1, 1, false), res("b", -4, 2, 1, 1, false), res("a", -2, 4, 1, 1, false), res("b", -2, 4, 1, 1, false), res("a", 0, 6, 1, 1, false), res("b", 0, 6, 1, 1, false)}},
+				event(ev("e3", "b", 0, 5), 20, res("b", 0, 6, 2, 6, true), res("b", -2, 4, 2, 6, true), res("b", -4, 2, 2, 6, true)),
 			},
-			Want: []kit.Result{res("a", 0, 10, 1, 1, false), res("a", 5, 15, 2, 3, false), res("a", 10, 20, 1, 2, false)},
+			Want: []kit.Result{res("a", -4, 2, 1, 1, false), res("b", -4, 2, 1, 1, false), res("a", -2, 4, 1, 1, false), res("b", -2, 4, 1, 1, false), res("a", 0, 6, 1, 1, false), res("b", 0, 6, 1, 1, false),
+				res("b", -4, 2, 2, 6, true), res("b", -2, 4, 2, 6, true), res("b", 0, 6, 2, 6, true)},
 		},
 		// Stage 07: two partitions, one goes idle, the combined watermark.
 		"partitions": {

@@ -27,7 +27,7 @@ const (
 	maxSteps   = 400  // steps drawn; a longer run says how many it left out
 	maxLines   = 8    // results listed for one call; more are counted
 	labelChars = 30   // characters of a step label that fit its column
-	outChars   = 46   // characters of a result that fit the "returned" column
+	outChars   = 44   // characters of a result that fit the "returned" column, in bold
 )
 
 //go:embed page.html.tmpl
@@ -178,7 +178,7 @@ func layout(r Run) view {
 	rowY := func(i int) float64 { return ys[i] }
 	v.Height = ys[len(steps)] + 28
 
-	v.Ticks = ticks(ax, windows)
+	v.Ticks = ticks(ax, windows, latestFinite(steps))
 	v.Bands = bands(ax, r, steps, marks, windows, lanes, bad, rowY)
 
 	emitted := 0 // index in emission order of the next result
@@ -204,7 +204,7 @@ func layout(r Run) view {
 				o := out{Text: resultText(x), Y: mid + 4 + float64(k)*rowHeight, Differs: d}
 				o.Short = clip(o.Text, outChars)
 				if d {
-					o.Short = clip(o.Text, outChars-20) + "  ≠ first difference"
+					o.Short = "≠ " + clip(o.Text, outChars-2)
 				}
 				if k == maxLines-1 && len(s.Emitted) > maxLines {
 					o.Text = fmt.Sprintf("… and %d more", len(s.Emitted)-k)
@@ -217,7 +217,7 @@ func layout(r Run) view {
 		}
 		if differs && first >= len(got) && i == len(steps)-1 {
 			// The run ended short of what was wanted.
-			rw.Outs = append(rw.Outs, out{Text: "(nothing more)", Short: "(nothing more)  ≠ first difference", Y: mid + 4 + float64(len(rw.Outs))*rowHeight, Differs: true})
+			rw.Outs = append(rw.Outs, out{Text: "(nothing more)", Short: "≠ (nothing more)", Y: mid + 4 + float64(len(rw.Outs))*rowHeight, Differs: true})
 		}
 		v.Rows = append(v.Rows, rw)
 
@@ -243,6 +243,17 @@ func layout(r Run) view {
 	}
 	v.Summary = summary(r, marks, got, differs)
 	return v
+}
+
+// latestFinite is the largest finite watermark of steps, or MinInt64.
+func latestFinite(steps []Step) int64 {
+	wm := int64(math.MinInt64)
+	for _, s := range steps {
+		if finite(s.Watermark) {
+			wm = max(wm, s.Watermark)
+		}
+	}
+	return wm
 }
 
 // staircase draws a watermark after each call: a vertical stroke at its
@@ -355,10 +366,11 @@ func eventText(e kit.Event) string {
 	return fmt.Sprintf("%s %s@%s=%d", kit.ShowString(e.ID), kit.ShowString(e.Key), timeText(e.TS), e.Value)
 }
 
-// ticks labels the axis at the window edges when there are a few, and
-// at round times otherwise; an axis left with fewer than two labels (the
+// ticks labels the axis at the window edges when there are a few (and at
+// wm, the latest finite watermark, when it is past them all), and at round
+// times otherwise; an axis left with fewer than two labels (the
 // edges of the int64 range, say) is labelled at its ends.
-func ticks(ax axis, windows []Window) []tick {
+func ticks(ax axis, windows []Window, wm int64) []tick {
 	var out []tick
 	lastX := math.Inf(-1)
 	add := func(ts int64) {
@@ -385,6 +397,9 @@ func ticks(ax axis, windows []Window) []tick {
 	if len(edges) >= 2 && len(edges) <= 24 {
 		for _, ts := range edges {
 			add(ts)
+		}
+		if wm > edges[len(edges)-1] {
+			add(wm) // the watermark has run past every window
 		}
 	} else {
 		step := niceStep(ax.hi/6 - ax.lo/6)
@@ -514,7 +529,7 @@ func (r Run) table(windows []Window, got []kit.Result, first int, differs bool) 
 				tr.Status, bad[w] = "differs", true
 			}
 			if differs && w == firstWindow {
-				tr.Status, tr.First, bad[w] = "first difference", true, true
+				tr.Status, tr.First, bad[w] = firstText(got, r.Want, first), true, true
 			}
 		}
 		if len(tr.Got) > 0 || len(tr.Want) > 0 {
@@ -522,6 +537,19 @@ func (r Run) table(windows []Window, got []kit.Result, first int, differs bool) 
 		}
 	}
 	return out, bad
+}
+
+// firstText says what differs at emission i: "first difference, the 7th
+// result: returned …, wanted …".
+func firstText(got, want []kit.Result, i int) string {
+	g, w := "nothing more", "nothing more"
+	if i < len(got) {
+		g = resultText(got[i])
+	}
+	if i < len(want) {
+		w = resultText(want[i])
+	}
+	return fmt.Sprintf("first difference, result %d in emission order: returned %s, wanted %s", i+1, g, w)
 }
 
 func resultsIn(rs []kit.Result, w Window) []string {

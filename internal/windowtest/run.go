@@ -5,6 +5,7 @@ import (
 	"iter"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/flk-byo/course/internal/picture"
@@ -19,13 +20,14 @@ import (
 type Run struct {
 	t          testing.TB
 	p          Processor
-	size       int64        // Config.WindowSize, for the timeline
-	lateness   int64        // Config.AllowedLateness, for the timeline
-	events     []kit.Event  // every event handed to Process, in arrival order
-	emitted    []kit.Result // every result returned, in emission order
-	restores   []int        // arrivals after which the processor was restored
-	lateBefore []kit.Event  // Late() of the processors that Restored replaced
-	gap        int64        // session gap, once SessionTimeline has said it
+	size       int64           // Config.WindowSize, for the timeline
+	lateness   int64           // Config.AllowedLateness, for the timeline
+	events     []kit.Event     // every event handed to Process, in arrival order
+	emitted    []kit.Result    // every result returned, in emission order
+	restores   []int           // arrivals after which the processor was restored
+	lateBefore []kit.Event     // Late() of the processors that Restored replaced
+	gap        int64           // session gap, for the timeline (SetWindows)
+	windows    picture.Windows // for the picture, when SetWindows said them
 	// steps record every call for the picture, with the watermark after
 	// it; only when pictures are on (picture.Enabled), so that a run
 	// without them calls the processor exactly as the test does.
@@ -105,41 +107,73 @@ func (r *Run) Restored(p Processor) {
 	r.record(picture.OpRestore, kit.Event{}, nil)
 }
 
-// Timeline draws the run so far. It reads Watermark and Late, but a panic
-// there (a TODO) only blanks that part of the picture.
-// With pictures on, it also draws the run as a page (see Picture) and
-// ends with the link.
-func (r *Run) Timeline() string { return r.timeline(0) + r.Picture("", nil) }
+// Timeline draws the run so far, then the lines of more (a stage's own
+// view of the run). It reads Watermark and Late, but a panic there (a
+// TODO) only blanks that part of the picture. With pictures on, it also
+// draws the run as a page (see Failure) and ends with the link.
+func (r *Run) Timeline(more ...string) string {
+	return r.timeline() + strings.Join(more, "") + r.link("", nil)
+}
 
 // SessionTimeline draws the run so far as Timeline does, with the session
 // windows of gap (kit.Timeline.Gap): for a run of a session processor,
 // whose NewRun size is 0.
 func (r *Run) SessionTimeline(gap int64) string {
-	r.gap = gap
-	return r.timeline(gap) + r.Picture("", nil)
+	r.SetWindows(picture.Windows{Gap: gap, Lateness: r.lateness})
+	return r.Timeline()
 }
 
-// Picture draws the run so far as an HTML page for the test (picture.Save)
-// and returns the line that links it, or "" when pictures are off. note is
-// the failure's message; want, when not nil, is what the test wanted the
-// run to emit in all.
-func (r *Run) Picture(note string, want []kit.Result) string {
+// SetWindows says which windows the run's processor assigns, for the
+// timeline and the picture, when NewRun's tumbling size does not: session
+// windows (Gap) or sliding ones (Size and Slide).
+func (r *Run) SetWindows(w picture.Windows) {
+	r.windows = w
+	if w.Gap > 0 {
+		r.gap = w.Gap
+	}
+}
+
+// Failure is the message of a failed check of got against want: msg, the
+// timeline of the run so far, the lines of more, and, with pictures on, the
+// link to the run's page. When got is what the run emitted last (the call
+// just made, or the whole run), the run should have emitted what came
+// before it and then want: the page marks the first difference.
+func (r *Run) Failure(msg string, got, want []kit.Result, more ...string) string {
+	var wantAll []kit.Result
+	if n := len(r.emitted) - len(got); n >= 0 && slices.Equal(r.emitted[n:], got) {
+		wantAll = append(slices.Clone(r.emitted[:n]), want...)
+		if wantAll == nil {
+			wantAll = []kit.Result{} // nothing at all was wanted
+		}
+	}
+	return msg + "\n\n" + r.timeline() + strings.Join(more, "") + r.link(msg, wantAll)
+}
+
+// link draws the run as a page for the test (picture.Save) and returns a
+// line that links it, or "" when pictures are off. note is the failure's
+// message; want, when not nil, is what the test wanted the run to emit in
+// all.
+func (r *Run) link(note string, want []kit.Result) string {
 	if !picture.Enabled() {
 		return ""
+	}
+	w := r.windows
+	if w == (picture.Windows{}) {
+		w = picture.Windows{Size: r.size, Lateness: r.lateness}
 	}
 	return "\n" + picture.Save(r.t, picture.Run{
 		Title:   r.t.Name(),
 		Note:    note,
-		Windows: picture.Windows{Size: r.size, Gap: r.gap, Lateness: r.lateness},
+		Windows: w,
 		Steps:   r.steps,
 		Late:    append(slices.Clone(r.lateBefore), lateOrNone(r.p)...),
 		Want:    want,
 	})
 }
 
-func (r *Run) timeline(gap int64) string {
+func (r *Run) timeline() string {
 	tl := kit.Timeline{
-		Gap:        gap,
+		Gap:        r.gap,
 		WindowSize: r.size,
 		Lateness:   r.lateness,
 		Events:     r.events,
@@ -155,24 +189,13 @@ func (r *Run) timeline(gap int64) string {
 
 // Expect fails the test unless got equals want (nil and empty are the
 // same), naming the call, saying why want is right, pointing out a
-// difference in IsUpdate alone, and drawing the timeline.
+// difference in IsUpdate alone, and drawing the run (Failure).
 func (r *Run) Expect(call string, got, want []kit.Result, why string) {
 	r.t.Helper()
 	if slices.Equal(got, want) {
 		return
 	}
-	msg := fmt.Sprintf("%s returned\n%s\nwant\n%s\n%s%s", call, FmtResults(got), FmtResults(want), why, updateHint(got, want))
-	// When got is what the run emitted last (the call just made, or the
-	// whole run), the run should have emitted what came before it, then
-	// want: the picture marks the first difference.
-	var wantAll []kit.Result
-	if n := len(r.emitted) - len(got); n >= 0 && slices.Equal(r.emitted[n:], got) {
-		wantAll = append(slices.Clone(r.emitted[:n]), want...)
-		if wantAll == nil {
-			wantAll = []kit.Result{}
-		}
-	}
-	r.t.Errorf("%s\n\n%s%s", msg, r.timeline(r.gap), r.Picture(msg, wantAll))
+	r.t.Errorf("%s", r.Failure(fmt.Sprintf("%s returned\n%s\nwant\n%s\n%s%s", call, FmtResults(got), FmtResults(want), why, updateHint(got, want)), got, want))
 }
 
 // ExpectLate fails the test unless the processor's Late() is exactly want.
@@ -180,7 +203,7 @@ func (r *Run) ExpectLate(want []kit.Event, why string) {
 	r.t.Helper()
 	if got := r.p.Late(); !slices.Equal(got, want) {
 		msg := fmt.Sprintf("Late() = %s\nwant      %s\n%s", FmtEvents(got), FmtEvents(want), why)
-		r.t.Errorf("%s\n\n%s%s", msg, r.timeline(r.gap), r.Picture(msg, nil))
+		r.t.Errorf("%s\n\n%s%s", msg, r.timeline(), r.link(msg, nil))
 	}
 }
 

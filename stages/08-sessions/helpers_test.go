@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
@@ -222,7 +223,9 @@ type run struct {
 // newRun returns a run on a new SessionProcessor for cfg.
 func newRun(t *testing.T, cfg SessionConfig) *run {
 	t.Helper()
-	return &run{t: t, cfg: cfg, r: windowtest.NewRun(t, newSessions(t, cfg), 0, cfg.AllowedLateness)}
+	r := &run{t: t, cfg: cfg, r: windowtest.NewRun(t, newSessions(t, cfg), 0, cfg.AllowedLateness)}
+	r.r.SetWindows(picture.Windows{Gap: cfg.Gap, Lateness: cfg.AllowedLateness})
+	return r
 }
 
 func (r *run) process(e kit.Event) []kit.Result            { return r.r.Process(e) }
@@ -232,8 +235,11 @@ func (r *run) flush() []kit.Result                         { return r.r.Flush() 
 
 // timeline draws the run so far, with its sessions and what downstream holds.
 func (r *run) timeline() string {
-	return r.r.SessionTimeline(r.cfg.Gap) + "  downstream  " + heldAfter(r.r.Emitted()) + "\n"
+	return r.r.Timeline(r.downstream())
 }
+
+// downstream is the timeline's line of what downstream holds.
+func (r *run) downstream() string { return "  downstream  " + heldAfter(r.r.Emitted()) + "\n" }
 
 // heldAfter renders the sessions downstream holds after applying rs.
 func heldAfter(rs []kit.Result) string {
@@ -255,7 +261,8 @@ func (r *run) expect(call string, got, want []kit.Result, why string) {
 	if slices.Equal(got, want) {
 		return
 	}
-	r.t.Errorf("%s returned\n%s\nwant\n%s\n%s\n\n%s", call, windowtest.FmtResults(got), windowtest.FmtResults(want), why, r.timeline())
+	msg := fmt.Sprintf("%s returned\n%s\nwant\n%s\n%s", call, windowtest.FmtResults(got), windowtest.FmtResults(want), why)
+	r.t.Errorf("%s", r.r.Failure(msg, got, want, r.downstream()))
 }
 
 // expectLate fails the test unless Late() is want.

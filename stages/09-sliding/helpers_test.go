@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
@@ -95,7 +96,9 @@ type run struct {
 // newRun returns a run on a new SlidingProcessor for cfg.
 func newRun(t testing.TB, cfg SlidingConfig) *run {
 	t.Helper()
-	return &run{Run: windowtest.NewRun(t, newSliding(t, cfg), 0, cfg.AllowedLateness), t: t, cfg: cfg}
+	r := &run{Run: windowtest.NewRun(t, newSliding(t, cfg), 0, cfg.AllowedLateness), t: t, cfg: cfg}
+	r.SetWindows(picture.Windows{Size: cfg.Size, Slide: cfg.Slide, Lateness: cfg.AllowedLateness})
+	return r
 }
 
 // Process hands e to Process and returns what it returned.
@@ -115,9 +118,11 @@ func (r *run) ProcessAll(events ...kit.Event) []kit.Result {
 }
 
 // picture is the timeline of the run with the windows of each event.
-func (r *run) picture() string {
+func (r *run) picture() string { return r.Timeline(r.eventWindows()) }
+
+// eventWindows lists the sliding windows of each event of the run.
+func (r *run) eventWindows() string {
 	var b strings.Builder
-	b.WriteString(r.Timeline())
 	fmt.Fprintf(&b, "windows of size %d every %d (delay %d, allowed lateness %d), per event:\n",
 		r.cfg.Size, r.cfg.Slide, r.cfg.WatermarkDelay, r.cfg.AllowedLateness)
 	for i, e := range r.events {
@@ -140,7 +145,8 @@ func (r *run) Expect(call string, got, want []kit.Result, why string) {
 	if slices.Equal(got, want) {
 		return
 	}
-	r.t.Errorf("%s returned\n%s\nwant\n%s\n%s\n\n%s", call, windowtest.FmtResults(got), windowtest.FmtResults(want), why, r.picture())
+	msg := fmt.Sprintf("%s returned\n%s\nwant\n%s\n%s", call, windowtest.FmtResults(got), windowtest.FmtResults(want), why)
+	r.t.Errorf("%s", r.Failure(msg, got, want, r.eventWindows()))
 }
 
 // ExpectLate fails the test unless the processor's Late() is exactly want.
