@@ -43,6 +43,11 @@ type Run struct {
 	// Want is what the test expected the run to emit, in emission order;
 	// nil when the test states no expectation over the whole run.
 	Want []kit.Result
+	// WantWatermark, when HasWantWatermark, is the watermark the test
+	// expected after the last step: the page marks it beside the one the
+	// code reported.
+	WantWatermark    int64
+	HasWantWatermark bool
 }
 
 // Windows describes the window assigner, as the stage's Config does.
@@ -64,12 +69,16 @@ const (
 	OpRestore   Op = "restore"   // a snapshot taken and restored between arrivals
 	OpIdle      Op = "idle"      // partition Step.Partition went idle
 	OpActive    Op = "active"    // partition Step.Partition came back
+	OpCall      Op = "call"      // any other call: Step.Label says which
 )
 
 // Step is one call of a run.
 type Step struct {
 	Op    Op
 	Event kit.Event // for OpEvent
+	// Label, when set, is the row's text in place of the one Op implies:
+	// "Observe(1, 40)", "clock +30s", "Current() = 12".
+	Label string
 	// Partition is the input partition of the step, for runs over several
 	// partitions (stage 07); -1 when the run has one.
 	Partition int

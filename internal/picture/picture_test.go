@@ -88,6 +88,7 @@ func Samples() map[string]Run {
 				{Op: OpEvent, Event: ev("e4", "a", 25, 1), Partition: 0, Watermark: 24, Partitions: []PartitionMark{{24, false}, {0, true}}, Emitted: []kit.Result{res("a", 10, 20, 1, 1, false)}},
 				{Op: OpActive, Partition: 1, Watermark: 24, Partitions: []PartitionMark{{24, false}, {24, false}}},
 			},
+			WantWatermark: 24, HasWantWatermark: true,
 		},
 		// Stage 04: a restore between arrivals.
 		"restore": {

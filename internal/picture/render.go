@@ -60,6 +60,14 @@ type view struct {
 	Late                  []string
 	Omitted               int
 	Summary               string
+	WantWM                *wantMark
+	Legend                map[string]bool // the marks the page uses, for its legend
+}
+
+// wantMark is the watermark a test wanted after the last step.
+type wantMark struct {
+	X, Y  float64
+	Label string
 }
 
 type tick struct {
@@ -238,10 +246,21 @@ func layout(r Run) view {
 			v.PartitionLines = append(v.PartitionLines, line{Path: d, Label: fmt.Sprintf("p%d", p), LabelX: sc.firstX - 3, LabelY: sc.firstY + 10})
 		}
 	}
+	if r.HasWantWatermark && len(steps) > 0 && v.Omitted == 0 {
+		x := float64(axisRight)
+		if finite(r.WantWatermark) {
+			x = ax.x(r.WantWatermark)
+		}
+		v.WantWM = &wantMark{X: x, Y: ys[len(steps)-1] + rowHeight/2, Label: "wanted " + watermarkText(r.WantWatermark)}
+	}
 	for _, e := range r.Late {
 		v.Late = append(v.Late, eventText(e))
 	}
 	v.Summary = summary(r, marks, got, differs)
+	v.Legend = map[string]bool{"fires": len(got) > 0, "partitions": len(v.PartitionLines) > 0}
+	for _, m := range marks {
+		v.Legend[string(m)] = true
+	}
 	return v
 }
 
@@ -351,19 +370,19 @@ func labelLanes(ax axis, windows []Window) []int {
 	return lanes
 }
 
-func windowText(w Window) string { return "[" + timeText(w.Start) + "," + timeText(w.End) + ")" }
+func windowText(w Window) string { return "[" + TimeText(w.Start) + "," + TimeText(w.End) + ")" }
 
-// watermarkText is kit.FormatWatermark with timeText's times.
+// watermarkText is kit.FormatWatermark with TimeText's times.
 func watermarkText(wm int64) string {
 	if finite(wm) {
-		return timeText(wm)
+		return TimeText(wm)
 	}
 	return kit.FormatWatermark(wm)
 }
 
-// eventText is kit.Event.String with timeText's times: "e7 a@4=1".
+// eventText is kit.Event.String with TimeText's times: "e7 a@4=1".
 func eventText(e kit.Event) string {
-	return fmt.Sprintf("%s %s@%s=%d", kit.ShowString(e.ID), kit.ShowString(e.Key), timeText(e.TS), e.Value)
+	return fmt.Sprintf("%s %s@%s=%d", kit.ShowString(e.ID), kit.ShowString(e.Key), TimeText(e.TS), e.Value)
 }
 
 // ticks labels the axis at the window edges when there are a few (and at
@@ -375,7 +394,7 @@ func ticks(ax axis, windows []Window, wm int64) []tick {
 	lastX := math.Inf(-1)
 	add := func(ts int64) {
 		x := ax.x(ts)
-		label := timeText(ts)
+		label := TimeText(ts)
 		if x-lastX < float64(len(label))*6.2+8 {
 			return
 		}
@@ -422,10 +441,10 @@ func ticks(ax axis, windows []Window, wm int64) []tick {
 	return out
 }
 
-// timeText writes a time for a drawing: near an end of the int64 range
+// TimeText writes a time for a drawing: near an end of the int64 range
 // relative to it ("MinInt64+10", "MaxInt64−1"), as it is otherwise.
 // (windowtest.NearEdge says the same in a failure message's longer form.)
-func timeText(ts int64) string {
+func TimeText(ts int64) string {
 	const near = 1 << 20
 	switch {
 	case ts == math.MinInt64:
@@ -576,6 +595,9 @@ func resultText(x kit.Result) string {
 }
 
 func stepLabel(s Step) string {
+	if s.Label != "" {
+		return s.Label
+	}
 	p := ""
 	if s.Partition >= 0 && len(s.Partitions) > 0 {
 		p = fmt.Sprintf("p%d ", s.Partition)
@@ -609,7 +631,7 @@ func (w Windows) String() string {
 	case w.Gap > 0:
 		s = fmt.Sprintf("session windows with gap %d", w.Gap)
 	default:
-		s = "no windows"
+		s = "No windows: partitions and their watermarks"
 	}
 	if w.Lateness > 0 {
 		s += fmt.Sprintf(", allowed lateness %d", w.Lateness)
@@ -635,6 +657,9 @@ func summary(r Run, marks []Mark, got []kit.Result, differs bool) string {
 		s += fmt.Sprintf(", %d wanted: they differ", len(r.Want))
 	default:
 		s += ", as wanted"
+	}
+	if r.HasWantWatermark && len(r.Steps) > 0 {
+		s += fmt.Sprintf("; the watermark is %s at the end, %s wanted", watermarkText(r.Steps[len(r.Steps)-1].Watermark), watermarkText(r.WantWatermark))
 	}
 	return s + "."
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -68,13 +69,18 @@ type wmRun struct {
 	maxTS  []int64
 	spoke  []bool
 	lastAt []time.Time
+
+	// For the picture (picture.Enabled): every call, with the last
+	// Current() the test read (the code is asked nothing more).
+	steps       []picture.Step
+	lastCurrent int64
 }
 
 // newWMRun returns a run of new Watermarks for cfg with a clock at t0.
 func newWMRun(t *testing.T, cfg WatermarkConfig) *wmRun {
 	t.Helper()
 	clock := kit.NewManualClock(t0)
-	r := &wmRun{t: t, cfg: cfg, clock: clock, w: newWatermarks(t, cfg, clock)}
+	r := &wmRun{t: t, cfg: cfg, clock: clock, w: newWatermarks(t, cfg, clock), lastCurrent: math.MinInt64}
 	r.log = append(r.log, fmt.Sprintf("t0          NewWatermarks(%+v)", cfg))
 	for range cfg.Partitions {
 		r.maxTS = append(r.maxTS, math.MinInt64)
@@ -88,6 +94,43 @@ func newWMRun(t *testing.T, cfg WatermarkConfig) *wmRun {
 func (r *wmRun) advance(d time.Duration) {
 	r.clock.Advance(d)
 	r.log = append(r.log, fmt.Sprintf("%-11s clock +%v", since(r.clock.Now()), d))
+	r.record(picture.Step{Op: picture.OpCall, Label: fmt.Sprintf("clock +%v (%s)", d, since(r.clock.Now()))})
+}
+
+// record notes a call for the picture, with each partition's watermark
+// and idleness as the test's inputs and the card's rule make them.
+func (r *wmRun) record(s picture.Step) {
+	if !picture.Enabled() {
+		return
+	}
+	if s.Op != picture.OpEvent {
+		s.Partition = -1
+	}
+	s.Watermark = r.lastCurrent
+	now := r.clock.Now()
+	for i := range r.maxTS {
+		m := picture.PartitionMark{Watermark: math.MinInt64}
+		if r.spoke[i] {
+			m.Watermark = watermarkOf(r.maxTS[i], r.cfg.OutOfOrderness)
+		}
+		m.Idle = r.cfg.IdleTimeout > 0 && now.Sub(r.lastAt[i]) > r.cfg.IdleTimeout
+		s.Partitions = append(s.Partitions, m)
+	}
+	r.steps = append(r.steps, s)
+}
+
+// link draws the run as a page when pictures are on (picture.Save) and
+// returns the line that links it; want, if given, is the Current() the
+// test wanted.
+func (r *wmRun) link(note string, want ...int64) string {
+	if !picture.Enabled() {
+		return ""
+	}
+	p := picture.Run{Title: r.t.Name(), Note: note, Steps: r.steps}
+	if len(want) == 1 {
+		p.WantWatermark, p.HasWantWatermark = want[0], true
+	}
+	return "\n" + picture.Save(r.t, p)
 }
 
 // observe calls Observe(partition, ts).
@@ -97,12 +140,16 @@ func (r *wmRun) observe(partition int, ts int64) {
 	r.maxTS[partition] = max(r.maxTS[partition], ts)
 	r.spoke[partition] = true
 	r.lastAt[partition] = r.clock.Now()
+	r.record(picture.Step{Op: picture.OpEvent, Partition: partition, Label: fmt.Sprintf("Observe(%d, %s)", partition, picture.TimeText(ts)),
+		Event: kit.Event{ID: fmt.Sprintf("p%d.%d", partition, len(r.steps)+1), Key: fmt.Sprintf("p%d", partition), TS: ts}})
 }
 
 // current calls Current() and returns what it returned.
 func (r *wmRun) current() int64 {
 	wm := r.w.Current()
 	r.log = append(r.log, fmt.Sprintf("%-11s Current() = %s", since(r.clock.Now()), kit.FormatWatermark(wm)))
+	r.lastCurrent = wm
+	r.record(picture.Step{Op: picture.OpCall, Label: "Current() = " + kit.FormatWatermark(wm)})
 	return wm
 }
 
@@ -110,7 +157,8 @@ func (r *wmRun) current() int64 {
 func (r *wmRun) expectCurrent(want int64, why string) {
 	r.t.Helper()
 	if got := r.current(); got != want {
-		r.t.Errorf("Current() at %s = %s, want %s: %s\n\n%s", since(r.clock.Now()), kit.FormatWatermark(got), kit.FormatWatermark(want), why, r.history())
+		msg := fmt.Sprintf("Current() at %s = %s, want %s: %s", since(r.clock.Now()), kit.FormatWatermark(got), kit.FormatWatermark(want), why)
+		r.t.Errorf("%s\n\n%s%s", msg, r.history(), r.link(msg, want))
 	}
 }
 
@@ -119,8 +167,10 @@ func (r *wmRun) expectIdle(partition int, want bool, why string) {
 	r.t.Helper()
 	got := r.w.Idle(partition)
 	r.log = append(r.log, fmt.Sprintf("%-11s Idle(%d) = %v", since(r.clock.Now()), partition, got))
+	r.record(picture.Step{Op: picture.OpCall, Label: fmt.Sprintf("Idle(%d) = %v", partition, got)})
 	if got != want {
-		r.t.Errorf("Idle(%d) at %s = %v, want %v: %s\n\n%s", partition, since(r.clock.Now()), got, want, why, r.history())
+		msg := fmt.Sprintf("Idle(%d) at %s = %v, want %v: %s", partition, since(r.clock.Now()), got, want, why)
+		r.t.Errorf("%s\n\n%s%s", msg, r.history(), r.link(msg))
 	}
 }
 
