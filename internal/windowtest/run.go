@@ -215,21 +215,30 @@ type Delivery struct {
 	Emitted   []kit.Result   // all of it, in emission order
 	Late      []kit.Event    // Late() after Flush
 	Watermark int64          // Watermark() after Flush
+	t         testing.TB     // the test, for the picture
 	size      int64          // Config.WindowSize, for the timeline
 	lateness  int64          // Config.AllowedLateness, for the timeline
+	// wms are the watermarks after each call, for the picture; read only
+	// when pictures are on (picture.Enabled).
+	wms []int64
 }
 
 // Deliver processes events on p in order, then flushes, and returns what
-// happened. size and lateness are p's Config.WindowSize and
+// happened, for test t. size and lateness are p's Config.WindowSize and
 // Config.AllowedLateness, for WindowTimeline.
-func Deliver(p Processor, size, lateness int64, events []kit.Event) Delivery {
-	d := Delivery{Events: events, size: size, lateness: lateness}
+func Deliver(t testing.TB, p Processor, size, lateness int64, events []kit.Event) Delivery {
+	d := Delivery{Events: events, t: t, size: size, lateness: lateness}
+	pictures := picture.Enabled()
 	for _, e := range events {
 		d.Calls = append(d.Calls, p.Process(e))
+		if pictures {
+			d.wms = append(d.wms, watermarkOrNone(p))
+		}
 	}
 	d.Calls = append(d.Calls, p.Flush())
 	d.Emitted = slices.Concat(d.Calls...)
 	d.Late, d.Watermark = p.Late(), p.Watermark()
+	d.wms = append(d.wms, d.Watermark)
 	return d
 }
 
@@ -270,12 +279,29 @@ func (d Delivery) Redelivered(id string) bool {
 
 // WindowTimeline draws only the events and results of window [start, end),
 // in arrival and emission order: a focused view of a long delivery.
+// With pictures on, it ends with the link to a page of the whole delivery.
 func (d Delivery) WindowTimeline(start, end int64) string {
 	tl := kit.Timeline{
 		WindowSize: d.size, Lateness: d.lateness, Events: d.Events,
 		Watermark: d.Watermark, Results: d.Emitted, Late: d.Late,
 	}
-	return fmt.Sprintf("only window [%d,%d), arrival order:\n%s", start, end, OnlyWindow(tl, start, end).String())
+	return fmt.Sprintf("only window [%d,%d), arrival order:\n%s", start, end, OnlyWindow(tl, start, end).String()) + d.link()
+}
+
+// link draws the whole delivery as a page (picture.Save) and returns the
+// line that links it, or "" when pictures are off.
+func (d Delivery) link() string {
+	if !picture.Enabled() || d.t == nil || len(d.wms) != len(d.Calls) {
+		return ""
+	}
+	steps := make([]picture.Step, len(d.Calls))
+	for i, out := range d.Calls {
+		steps[i] = picture.Step{Op: picture.OpFlush, Partition: -1, Watermark: d.wms[i], Emitted: out}
+		if i < len(d.Events) {
+			steps[i].Op, steps[i].Event = picture.OpEvent, d.Events[i]
+		}
+	}
+	return "\n" + picture.Save(d.t, picture.Run{Title: d.t.Name(), Windows: picture.Windows{Size: d.size, Lateness: d.lateness}, Steps: steps, Late: d.Late})
 }
 
 // Shuffles yields n bounded shuffles of events (kit.BoundedShuffle), with

@@ -126,14 +126,14 @@ func TestDeliveryAndOracle(t *testing.T) {
 	if got, want := InOrderResults(events, 10), []kit.Result{Res("a", -10, 0, 1, 1), Res("a", 0, 10, 1, 2), Res("b", 10, 20, 1, 4)}; !slices.Equal(got, want) {
 		t.Errorf("InOrderResults = %v, want %v", got, want)
 	}
-	d := Deliver(&echo{}, 10, 0, events)
+	d := Deliver(t, &echo{}, 10, 0, events)
 	if len(d.Calls) != len(events)+1 || !d.Redelivered("e1") || d.Redelivered("e2") {
 		t.Errorf("Deliver recorded %d calls, Redelivered(e1)=%v, Redelivered(e2)=%v", len(d.Calls), d.Redelivered("e1"), d.Redelivered("e2"))
 	}
 	if msg := d.Unordered(); msg != "" {
 		t.Errorf("Unordered() = %q among calls of one result each", msg)
 	}
-	msg := Deliver(&backwards{}, 10, 0, events).Unordered()
+	msg := Deliver(t, &backwards{}, 10, 0, events).Unordered()
 	for _, want := range []string{"Flush() returned results out of order:\n  b [0,10)", "want\n  a [0,10)", "only window [0,10)"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("Unordered() of an unordered Flush lacks %q:\n%s", want, msg)

@@ -37,7 +37,7 @@ const (
 // flushes.
 func deliver(t *testing.T, cfg Config, events []kit.Event) windowtest.Delivery {
 	t.Helper()
-	return windowtest.Deliver(windowtest.MustNew(t, NewProcessor, cfg), cfg.WindowSize, cfg.AllowedLateness, events)
+	return windowtest.Deliver(t, windowtest.MustNew(t, NewProcessor, cfg), cfg.WindowSize, cfg.AllowedLateness, events)
 }
 
 // check fails the test unless delivery d converged to want: each

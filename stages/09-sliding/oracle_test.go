@@ -33,7 +33,7 @@ func TestResultsMatchNaiveOracle(t *testing.T) {
 			want := naiveResults(events, c.size, c.slide)
 			for what, delivered := range windowtest.Shuffles(rnd, events, 8, delay, 0.2) {
 				cfg := SlidingConfig{Size: c.size, Slide: c.slide, WatermarkDelay: delay}
-				d := windowtest.Deliver(newSliding(t, cfg), 0, 0, delivered)
+				d := windowtest.Deliver(t, newSliding(t, cfg), 0, 0, delivered)
 				if msg := d.Unordered(); msg != "" {
 					t.Fatalf("%s: %s", what, msg)
 				}

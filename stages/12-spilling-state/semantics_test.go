@@ -64,7 +64,7 @@ func TestShufflesAndDuplicatesMatchOracle(t *testing.T) {
 			defer suite.Recover(t)
 			for what, delivered := range windowtest.Shuffles(rnd, events, 4, delay, 0.2) {
 				p := newProcessor(t, Config{WindowSize: size, WatermarkDelay: delay}, kind.open(t))
-				d := windowtest.Deliver(p, size, 0, delivered)
+				d := windowtest.Deliver(t, p, size, 0, delivered)
 				if msg := d.Unordered(); msg != "" {
 					t.Fatalf("%s backend, %s: %s", kind.name, what, msg)
 				}
