@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/flk-byo/course/drills/05-late-data/engine"
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/kit"
 )
@@ -439,6 +440,107 @@ func (r jobRun) vanished() []int {
 		}
 	}
 	return gone
+}
+
+// picture draws, with pictures on, the hour of arrival i for its line as
+// a page (picture.Save) and returns the line that links it. The hour holds
+// thousands of calls, so the page draws a few: the line's first taps in
+// that hour, the ones just before the call that sent its total, that call,
+// and the line's taps of that hour from then up to arrival i, with the
+// job's watermark after each. The taps that vanished are drawn as the side
+// output they went to.
+func (r jobRun) picture(t testing.TB, i int, note string) string {
+	if !picture.Enabled() {
+		return ""
+	}
+	a := r.rp.arrivals[i]
+	h := hourOf(a.tap.TS)
+	gone := map[int]bool{} // the vanished, drawn as the side output
+	for _, j := range r.vanished() {
+		gone[j] = true
+	}
+	var rows []int // the calls of the line's hour, up to arrival i
+	fired := -1    // the index in rows of the first call that sent its total
+	for j := 0; j <= i; j++ {
+		b := r.rp.arrivals[j]
+		sent := slices.ContainsFunc(r.outs[j].Ledger, func(res kit.Result) bool { return rowOf(res) == row{a.tap.Key, h} })
+		if !sent && (b.tap.Key != a.tap.Key || hourOf(b.tap.TS) != h) {
+			continue
+		}
+		if sent && fired < 0 {
+			fired = len(rows)
+		}
+		rows = append(rows, j)
+	}
+	keep := map[int]bool{}
+	for k := range rows {
+		if k < 3 || (fired >= 0 && k >= fired-5 && k <= fired) || (fired >= 0 && k > fired && len(rows)-k <= 20) || k == len(rows)-1 {
+			keep[k] = true
+		}
+	}
+	var steps []picture.Step
+	var late []kit.Event
+	for k, j := range rows {
+		if !keep[k] {
+			continue
+		}
+		b := r.rp.arrivals[j]
+		var sent []kit.Result
+		for _, res := range r.outs[j].Ledger {
+			if rowOf(res) == (row{a.tap.Key, h}) {
+				sent = append(sent, res)
+			}
+		}
+		wm := int64(math.MinInt64)
+		if r.clocks[j] >= math.MinInt64+r.cfg.WatermarkDelay {
+			wm = r.clocks[j] - r.cfg.WatermarkDelay
+		}
+		steps = append(steps, picture.Step{Op: picture.OpEvent, Event: b.tap, Partition: -1, Watermark: wm, Emitted: sent})
+		if gone[j] {
+			late = append(late, b.tap)
+		}
+	}
+	return "\n" + picture.Save(t, picture.Run{
+		Title: fmt.Sprintf("%s: tap %s of line %s, hour %s", t.Name(), a.tap.ID, a.tap.Key, fmtWindow(h)),
+		Note: note + fmt.Sprintf("\n\nDrawn: %d of the %d calls that carried line %s's taps of that hour or sent its total: the first, those around the total, and the last up to tap %s.",
+			len(steps), len(rows), a.tap.Key, a.tap.ID),
+		Windows: picture.Windows{Size: hourly, Lateness: r.cfg.AllowedLateness},
+		Steps:   steps,
+		Late:    late,
+		Time:    clockOf,
+		Span:    func(d int64) string { return ms(d).String() },
+	})
+}
+
+// pictured returns the vanished arrival whose hour the picture shows best:
+// one whose line had that hour's total sent before it came, with the most
+// taps of that line in that hour.
+func (r jobRun) pictured(gone []int) (best int, ok bool) {
+	taps := map[row]int{}
+	for _, i := range r.rp.distinct() {
+		a := r.rp.arrivals[i]
+		taps[row{a.tap.Key, hourOf(a.tap.TS)}]++
+	}
+	sent := map[row]bool{}
+	for _, o := range r.outs {
+		for _, res := range o.Ledger {
+			sent[rowOf(res)] = true
+		}
+	}
+	for _, i := range gone {
+		a := r.rp.arrivals[i]
+		k := row{a.tap.Key, hourOf(a.tap.TS)}
+		if sent[k] && (!ok || taps[k] > taps[r.rowOfArrival(best)]) {
+			best, ok = i, true
+		}
+	}
+	return best, ok
+}
+
+// rowOfArrival is the ledger row arrival i counts in.
+func (r jobRun) rowOfArrival(i int) row {
+	a := r.rp.arrivals[i]
+	return row{a.tap.Key, hourOf(a.tap.TS)}
 }
 
 // tapTimeline draws what happened to arrival i on the job's clock (the

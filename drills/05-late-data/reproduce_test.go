@@ -66,6 +66,11 @@ func TestReproduceDailyTotalBelowTheClearingHouse(t *testing.T) {
 	b.WriteString("\nNothing failed: the processor put those taps in its side output, Late, and the job never reads it. A comment says\n" +
 		"the feed is ordered; the card says what the devices actually send. Which setting keeps an hour open for the taps\n" +
 		"that are late but expected, and where must the ones that are later than that go?")
+	if gone := r.vanished(); len(gone) > 0 {
+		if i, ok := r.pictured(gone); ok {
+			b.WriteString(r.picture(t, i, fmt.Sprintf("%s of Tuesday's revenue is in neither the ledger nor reconciliation: the taps that reached the job after their hour's totals had gone out went to the processor's side output, which the job never reads.", euros(house-ledger-rec))))
+		}
+	}
 	t.Error(b.String())
 }
 

@@ -274,10 +274,14 @@ func (e *env) drillTest(c *ucli.Context, args []string, timeout, testTime time.D
 	if run.Findings, err = grade.CheckLab(e.root, e.cat, course.Files); err != nil {
 		return err
 	}
+	pictures, err := e.freshPictures()
+	if err != nil {
+		return err
+	}
 	live := newLiveLine(e.Stderr, e.style, e.Getenv)
 	part := live.part("go test -tags %s on drill %s", tags, d.Slug)
 	opts := gotest.Options{Dir: e.root, Tags: tags, Timeout: timeout, TestTimeout: testTime, Packages: []string{d.Package()}, OnTest: part.test,
-		Verdicts: verdict.Supported(), HaltOnRepeatedHang: true}
+		Verdicts: verdict.Supported(), HaltOnRepeatedHang: true, Env: []string{pictures}}
 	run.Result, err = gotest.RunPastCrashes(c.Context, opts, e.cat.TestsByPackage(run.Stages), func(string, []string) {})
 	part.end()
 	live.done()
@@ -287,6 +291,7 @@ func (e *env) drillTest(c *ucli.Context, args []string, timeout, testTime time.D
 	pr := e.printer()
 	pr.Stage(run, d)
 	if !pr.Summary(run, d) {
+		e.notePictures()
 		return quietFailure
 	}
 	e.prog.Passed[d.ID()] = true

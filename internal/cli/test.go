@@ -153,6 +153,17 @@ func (e *env) test(ctx context.Context, o testOptions) error {
 // picturesDir is where a run's failing event-time tests draw their pages.
 func (e *env) picturesDir() string { return filepath.Join(e.root, ".de", "pictures") }
 
+// freshPictures clears the last run's pictures and returns the variable
+// (picture.Env=dir) that has a test binary draw this run's: a failing
+// event-time test draws its run as a page (internal/picture), and every
+// page there is then this run's.
+func (e *env) freshPictures() (string, error) {
+	if err := os.RemoveAll(e.picturesDir()); err != nil {
+		return "", fmt.Errorf("clearing the last run's pictures: %w", err)
+	}
+	return picture.Env + "=" + e.picturesDir(), nil
+}
+
 // notePictures says where the pages of the run's failures are, if any
 // failure drew one: each failure's message links its own.
 func (e *env) notePictures() {
@@ -203,11 +214,9 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 	if err != nil {
 		return nil, upTo, err
 	}
-	// A failing event-time test draws its run as a page (internal/picture)
-	// here; each run starts with none, so every page is this run's.
-	pictures := e.picturesDir()
-	if err := os.RemoveAll(pictures); err != nil {
-		return nil, upTo, fmt.Errorf("clearing the last run's pictures: %w", err)
+	pictures, err := e.freshPictures()
+	if err != nil {
+		return nil, upTo, err
 	}
 	live := newLiveLine(e.Stderr, e.style, e.Getenv)
 	defer live.done()
@@ -239,7 +248,7 @@ func (e *env) runTests(ctx context.Context, o testOptions) (*testreport.Run, cat
 		// report, as de grade does: a stage counts as passed only then.
 		opts := gotest.Options{Dir: e.root, Tags: passTags, Race: b.race, Timeout: o.timeout, TestTimeout: o.testTime, Background: i > 0,
 			Verdicts: run.Learner() && verdict.Supported(), HaltOnRepeatedHang: true,
-			Env: []string{picture.Env + "=" + pictures}}
+			Env: []string{pictures}}
 		if b.rerun != nil {
 			opts.TestTimeout = b.rerun.TestTimeout(o.testTime)
 		}

@@ -48,6 +48,13 @@ type Run struct {
 	// code reported.
 	WantWatermark    int64
 	HasWantWatermark bool
+	// Time, when set, writes a time (an event's, a window's edges, a
+	// watermark) for the page: a drill stamps its events in milliseconds
+	// since the epoch and reads them as clock times. TimeText when nil.
+	Time func(int64) string
+	// Span, when set, writes a length of time (a window's size, the
+	// lateness) to match Time: "1h0m0s". The number itself when nil.
+	Span func(int64) string
 }
 
 // Windows describes the window assigner, as the stage's Config does.

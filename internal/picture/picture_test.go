@@ -43,10 +43,11 @@ func Samples() map[string]Run {
 				event(ev("e5", "a", 4, 1), 12, res("a", 0, 10, 3, 4, false)),
 				event(ev("e6", "b", 2, 5), 12),
 				event(ev("e7", "a", 26, 1), 21),
-				{Op: OpFlush, Partition: -1, Watermark: math.MaxInt64, Emitted: []kit.Result{res("a", 10, 20, 2, 3, false), res("a", 20, 30, 1, 1, false)}},
+				event(ev("a-rather-long-event-id", "a-long-key", 27, 1234567), 22),
+				{Op: OpFlush, Partition: -1, Watermark: math.MaxInt64, Emitted: []kit.Result{res("a", 10, 20, 2, 3, false), res("a", 20, 30, 1, 1, false), res("a-long-key", 20, 30, 1, 1234567, false)}},
 			},
 			Late: []kit.Event{ev("e6", "b", 2, 5)},
-			Want: []kit.Result{res("a", 0, 10, 2, 3, false), res("b", 0, 10, 1, 2, false), res("a", 0, 10, 3, 4, true), res("a", 10, 20, 2, 3, false), res("a", 20, 30, 1, 1, false)},
+			Want: []kit.Result{res("a", 0, 10, 2, 3, false), res("b", 0, 10, 1, 2, false), res("a", 0, 10, 3, 4, true), res("a", 10, 20, 2, 3, false), res("a", 20, 30, 1, 1, false), res("a-long-key", 20, 30, 1, 1234567, false)},
 		},
 		// Stage 08: a late event bridges two sessions; the merge retracts
 		// both.

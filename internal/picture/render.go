@@ -26,8 +26,8 @@ const (
 	axisHeight = 36.0 // the column heads, and the axis's tick labels
 	maxSteps   = 400  // steps drawn; a longer run says how many it left out
 	maxLines   = 8    // results listed for one call; more are counted
-	labelChars = 30   // characters of a step label that fit its column
-	outChars   = 44   // characters of a result that fit the "returned" column, in bold
+	labelChars = 26   // characters of a step label that fit its column (11.5 px monospace: 6.9 units each)
+	outChars   = 41   // characters of a result that fit the "returned" column, in bold
 )
 
 //go:embed page.html.tmpl
@@ -154,7 +154,11 @@ func round1(f float64) float64 { return math.Round(f*10) / 10 }
 func finite(wm int64) bool { return wm != math.MinInt64 && wm != math.MaxInt64 }
 
 func layout(r Run) view {
-	v := view{Title: r.Title, Note: r.Note, Assigner: r.Windows.String(), HasWant: r.Want != nil}
+	tt := texts(TimeText)
+	if r.Time != nil {
+		tt = r.Time
+	}
+	v := view{Title: r.Title, Note: r.Note, Assigner: r.Windows.describe(r.Span), HasWant: r.Want != nil}
 	steps := r.Steps
 	if len(steps) > maxSteps {
 		v.Omitted = len(steps) - maxSteps
@@ -167,10 +171,10 @@ func layout(r Run) view {
 
 	got := r.Got()
 	first, differs := r.FirstDifference()
-	table, bad := r.table(windows, got, first, differs)
+	table, bad := r.table(windows, got, first, differs, tt)
 	v.Table = table
 
-	lanes := labelLanes(ax, windows)
+	lanes := labelLanes(ax, windows, tt)
 	nLanes := 0
 	for _, l := range lanes {
 		nLanes = max(nLanes, l+1)
@@ -186,15 +190,15 @@ func layout(r Run) view {
 	rowY := func(i int) float64 { return ys[i] }
 	v.Height = ys[len(steps)] + 28
 
-	v.Ticks = ticks(ax, windows, latestFinite(steps))
-	v.Bands = bands(ax, r, steps, marks, windows, lanes, bad, rowY)
+	v.Ticks = ticks(ax, windows, latestFinite(steps), tt)
+	v.Bands = bands(ax, r, steps, marks, windows, lanes, bad, rowY, tt)
 
 	emitted := 0 // index in emission order of the next result
 	combined := staircase{ax: ax}
 	var parts []*staircase
 	for i, s := range steps {
 		y, mid := ys[i], ys[i]+rowHeight/2
-		rw := row{Y: y, MidY: mid, TextY: mid + 4, N: i + 1, Kind: string(s.Op), Label: stepLabel(s)}
+		rw := row{Y: y, MidY: mid, TextY: mid + 4, N: i + 1, Kind: string(s.Op), Label: tt.step(s)}
 		rw.Short = clip(fmt.Sprintf("%d  %s", i+1, rw.Label), labelChars)
 		if s.Op == OpEvent {
 			rw.Mark = string(marks[i])
@@ -203,13 +207,13 @@ func layout(r Run) view {
 			rw.X, rw.HasX = ax.x(s.Event.TS), true
 			rw.IDLeft = rw.X > axisRight-50 // keep the ID off the "returned" column
 			rw.ID = kit.ShowString(s.Event.ID)
-			rw.Title = fmt.Sprintf("arrival %d: %s, %s", i+1, eventText(s.Event), marks[i])
+			rw.Title = fmt.Sprintf("arrival %d: %s, %s", i+1, tt.event(s.Event), marks[i])
 		}
 		rw.Restore = s.Op == OpRestore
 		for k, x := range s.Emitted {
 			d := differs && emitted == first
 			if k < maxLines {
-				o := out{Text: resultText(x), Y: mid + 4 + float64(k)*rowHeight, Differs: d}
+				o := out{Text: tt.result(x), Y: mid + 4 + float64(k)*rowHeight, Differs: d}
 				o.Short = clip(o.Text, outChars)
 				if d {
 					o.Short = "≠ " + clip(o.Text, outChars-2)
@@ -220,7 +224,7 @@ func layout(r Run) view {
 				}
 				rw.Outs = append(rw.Outs, o)
 			}
-			rw.Fires = append(rw.Fires, fire{X: ax.x(x.End), Y: mid, End: x.End, Differs: d, Title: fmt.Sprintf("arrival %d returned %s", i+1, resultText(x))})
+			rw.Fires = append(rw.Fires, fire{X: ax.x(x.End), Y: mid, End: x.End, Differs: d, Title: fmt.Sprintf("arrival %d returned %s", i+1, tt.result(x))})
 			emitted++
 		}
 		if differs && first >= len(got) && i == len(steps)-1 {
@@ -239,7 +243,7 @@ func layout(r Run) view {
 	}
 	if d := combined.path(); d != "" {
 		last := steps[len(steps)-1].Watermark
-		v.Watermark = line{Path: d, Label: "watermark " + watermarkText(last), LabelX: axisLeft, LabelY: v.Height - 8}
+		v.Watermark = line{Path: d, Label: "watermark " + tt.watermark(last), LabelX: axisLeft, LabelY: v.Height - 8}
 	}
 	for p, sc := range parts {
 		if d := sc.path(); d != "" {
@@ -251,12 +255,12 @@ func layout(r Run) view {
 		if finite(r.WantWatermark) {
 			x = ax.x(r.WantWatermark)
 		}
-		v.WantWM = &wantMark{X: x, Y: ys[len(steps)-1] + rowHeight/2, Label: "wanted " + watermarkText(r.WantWatermark)}
+		v.WantWM = &wantMark{X: x, Y: ys[len(steps)-1] + rowHeight/2, Label: "wanted " + tt.watermark(r.WantWatermark)}
 	}
 	for _, e := range r.Late {
-		v.Late = append(v.Late, eventText(e))
+		v.Late = append(v.Late, tt.event(e))
 	}
-	v.Summary = summary(r, marks, got, differs)
+	v.Summary = summary(r, marks, got, differs, tt)
 	v.Legend = map[string]bool{"fires": len(got) > 0, "partitions": len(v.PartitionLines) > 0}
 	for _, m := range marks {
 		v.Legend[string(m)] = true
@@ -351,12 +355,12 @@ func span(r Run, steps []Step, windows []Window) axis {
 
 // labelLanes gives each window's label a lane above the axis such that no
 // two labels in a lane overlap.
-func labelLanes(ax axis, windows []Window) []int {
+func labelLanes(ax axis, windows []Window, tt texts) []int {
 	var ends []float64 // per lane, the x where its last label ends
 	lanes := make([]int, len(windows))
 	for i, w := range windows {
 		x := ax.x(w.Start)
-		width := float64(len(windowText(w)))*6.2 + 6
+		width := float64(len(tt.window(w)))*6.2 + 6
 		lane := 0
 		for lane < len(ends) && ends[lane] > x {
 			lane++
@@ -370,31 +374,35 @@ func labelLanes(ax axis, windows []Window) []int {
 	return lanes
 }
 
-func windowText(w Window) string { return "[" + TimeText(w.Start) + "," + TimeText(w.End) + ")" }
+// texts writes times, windows, events and results for a page, with its
+// run's time format (Run.Time, or TimeText).
+type texts func(int64) string
 
-// watermarkText is kit.FormatWatermark with TimeText's times.
-func watermarkText(wm int64) string {
+func (tt texts) window(w Window) string { return "[" + tt(w.Start) + "," + tt(w.End) + ")" }
+
+// watermark is kit.FormatWatermark with the page's times.
+func (tt texts) watermark(wm int64) string {
 	if finite(wm) {
-		return TimeText(wm)
+		return tt(wm)
 	}
 	return kit.FormatWatermark(wm)
 }
 
-// eventText is kit.Event.String with TimeText's times: "e7 a@4=1".
-func eventText(e kit.Event) string {
-	return fmt.Sprintf("%s %s@%s=%d", kit.ShowString(e.ID), kit.ShowString(e.Key), TimeText(e.TS), e.Value)
+// event is kit.Event.String with the page's times: "e7 a@4=1".
+func (tt texts) event(e kit.Event) string {
+	return fmt.Sprintf("%s %s@%s=%d", kit.ShowString(e.ID), kit.ShowString(e.Key), tt(e.TS), e.Value)
 }
 
 // ticks labels the axis at the window edges when there are a few (and at
 // wm, the latest finite watermark, when it is past them all), and at round
 // times otherwise; an axis left with fewer than two labels (the
 // edges of the int64 range, say) is labelled at its ends.
-func ticks(ax axis, windows []Window, wm int64) []tick {
+func ticks(ax axis, windows []Window, wm int64, tt texts) []tick {
 	var out []tick
 	lastX := math.Inf(-1)
 	add := func(ts int64) {
 		x := ax.x(ts)
-		label := TimeText(ts)
+		label := tt(ts)
 		if x-lastX < float64(len(label))*6.2+8 {
 			return
 		}
@@ -441,8 +449,9 @@ func ticks(ax axis, windows []Window, wm int64) []tick {
 	return out
 }
 
-// TimeText writes a time for a drawing: near an end of the int64 range
-// relative to it ("MinInt64+10", "MaxInt64−1"), as it is otherwise.
+// TimeText writes a time for a drawing, by default: near an end of the
+// int64 range relative to it ("MinInt64+10", "MaxInt64−1"), as it is
+// otherwise.
 // (windowtest.NearEdge says the same in a failure message's longer form.)
 func TimeText(ts int64) string {
 	const near = 1 << 20
@@ -493,7 +502,7 @@ func sortedUnique(xs []int64) []int64 {
 // bands draws each window over its interval, from the row where it opens
 // (its first event, or the first call that returned it) to the last row
 // that returned it, or to the end of the run if it never fired.
-func bands(ax axis, r Run, steps []Step, marks []Mark, windows []Window, lanes []int, bad map[Window]bool, rowY func(int) float64) []band {
+func bands(ax axis, r Run, steps []Step, marks []Mark, windows []Window, lanes []int, bad map[Window]bool, rowY func(int) float64, tt texts) []band {
 	out := make([]band, 0, len(windows))
 	for i, w := range windows {
 		open, last := -1, -1
@@ -519,7 +528,7 @@ func bands(ax axis, r Run, steps []Step, marks []Mark, windows []Window, lanes [
 		out = append(out, band{
 			X: x0, W: math.Max(1, round1(x1-x0)), Y: rowY(open) + 1, H: rowY(end+1) - rowY(open) - 2,
 			LabelX: x0 + 2, LabelY: axisHeight + float64(lanes[i])*laneHeight + 12,
-			Start: w.Start, End: w.End, Label: windowText(w), Open: last < 0, Differs: bad[w], Alternating: i % 2,
+			Start: w.Start, End: w.End, Label: tt.window(w), Open: last < 0, Differs: bad[w], Alternating: i % 2,
 		})
 	}
 	return out
@@ -527,7 +536,7 @@ func bands(ax axis, r Run, steps []Step, marks []Mark, windows []Window, lanes [
 
 // table lists each window with what was wanted and what was returned, and
 // the windows whose results differ.
-func (r Run) table(windows []Window, got []kit.Result, first int, differs bool) ([]tableRow, map[Window]bool) {
+func (r Run) table(windows []Window, got []kit.Result, first int, differs bool, tt texts) ([]tableRow, map[Window]bool) {
 	var firstWindow Window
 	if differs {
 		if first < len(got) {
@@ -539,16 +548,16 @@ func (r Run) table(windows []Window, got []kit.Result, first int, differs bool) 
 	bad := map[Window]bool{}
 	var out []tableRow
 	for _, w := range windows {
-		tr := tableRow{Window: windowText(w), Start: w.Start, End: w.End}
-		tr.Got = resultsIn(got, w)
+		tr := tableRow{Window: tt.window(w), Start: w.Start, End: w.End}
+		tr.Got = tt.resultsIn(got, w)
 		if r.Want != nil {
-			tr.Want = resultsIn(r.Want, w)
+			tr.Want = tt.resultsIn(r.Want, w)
 			tr.Status = "same"
 			if strings.Join(tr.Want, "\n") != strings.Join(tr.Got, "\n") {
 				tr.Status, bad[w] = "differs", true
 			}
 			if differs && w == firstWindow {
-				tr.Status, tr.First, bad[w] = firstText(got, r.Want, first), true, true
+				tr.Status, tr.First, bad[w] = tt.first(got, r.Want, first), true, true
 			}
 		}
 		if len(tr.Got) > 0 || len(tr.Want) > 0 {
@@ -560,31 +569,31 @@ func (r Run) table(windows []Window, got []kit.Result, first int, differs bool) 
 
 // firstText says what differs at emission i: "first difference, the 7th
 // result: returned …, wanted …".
-func firstText(got, want []kit.Result, i int) string {
+func (tt texts) first(got, want []kit.Result, i int) string {
 	g, w := "nothing more", "nothing more"
 	if i < len(got) {
-		g = resultText(got[i])
+		g = tt.result(got[i])
 	}
 	if i < len(want) {
-		w = resultText(want[i])
+		w = tt.result(want[i])
 	}
 	return fmt.Sprintf("first difference, result %d in emission order: returned %s, wanted %s", i+1, g, w)
 }
 
-func resultsIn(rs []kit.Result, w Window) []string {
+func (tt texts) resultsIn(rs []kit.Result, w Window) []string {
 	var out []string
 	for _, x := range rs {
 		if x.Start == w.Start && x.End == w.End {
-			out = append(out, resultText(x))
+			out = append(out, tt.result(x))
 		}
 	}
 	return out
 }
 
-// resultText is a result as the page shows it: "a [0,10) count=2 sum=5",
+// result is a result as the page shows it: "a [0,10) count=2 sum=5",
 // with " (update)" for a correction and " (retraction)" for a retraction.
-func resultText(x kit.Result) string {
-	s := fmt.Sprintf("%s %s count=%d sum=%d", kit.ShowString(x.Key), windowText(Window{x.Start, x.End}), x.Count, x.Sum)
+func (tt texts) result(x kit.Result) string {
+	s := fmt.Sprintf("%s %s count=%d sum=%d", kit.ShowString(x.Key), tt.window(Window{x.Start, x.End}), x.Count, x.Sum)
 	switch {
 	case x.Count < 0:
 		s += " (retraction)"
@@ -594,7 +603,7 @@ func resultText(x kit.Result) string {
 	return s
 }
 
-func stepLabel(s Step) string {
+func (tt texts) step(s Step) string {
 	if s.Label != "" {
 		return s.Label
 	}
@@ -604,9 +613,9 @@ func stepLabel(s Step) string {
 	}
 	switch s.Op {
 	case OpEvent:
-		return p + eventText(s.Event)
+		return p + tt.event(s.Event)
 	case OpWatermark:
-		return "watermark → " + watermarkText(s.Watermark)
+		return "watermark → " + tt.watermark(s.Watermark)
 	case OpFlush:
 		return "flush (end of input)"
 	case OpRestore:
@@ -621,26 +630,32 @@ func stepLabel(s Step) string {
 
 // String names the assigner: "tumbling windows of 10", "sliding windows
 // of 10 every 5", "sessions with gap 5", with the lateness if any.
-func (w Windows) String() string {
+func (w Windows) String() string { return w.describe(nil) }
+
+// describe is String with span writing the lengths (strconv when nil).
+func (w Windows) describe(span func(int64) string) string {
+	if span == nil {
+		span = func(d int64) string { return strconv.FormatInt(d, 10) }
+	}
 	var s string
 	switch {
 	case w.Size > 0 && w.Slide > 0 && w.Slide != w.Size:
-		s = fmt.Sprintf("sliding windows of %d every %d", w.Size, w.Slide)
+		s = fmt.Sprintf("sliding windows of %s every %s", span(w.Size), span(w.Slide))
 	case w.Size > 0:
-		s = fmt.Sprintf("tumbling windows of %d", w.Size)
+		s = "tumbling windows of " + span(w.Size)
 	case w.Gap > 0:
-		s = fmt.Sprintf("session windows with gap %d", w.Gap)
+		s = "session windows with gap " + span(w.Gap)
 	default:
 		s = "No windows: partitions and their watermarks"
 	}
 	if w.Lateness > 0 {
-		s += fmt.Sprintf(", allowed lateness %d", w.Lateness)
+		s += ", allowed lateness " + span(w.Lateness)
 	}
 	return s
 }
 
 // summary is one sentence a screen reader (and anyone) reads first.
-func summary(r Run, marks []Mark, got []kit.Result, differs bool) string {
+func summary(r Run, marks []Mark, got []kit.Result, differs bool, tt texts) string {
 	n := map[Mark]int{}
 	events := 0
 	for _, m := range marks {
@@ -659,7 +674,7 @@ func summary(r Run, marks []Mark, got []kit.Result, differs bool) string {
 		s += ", as wanted"
 	}
 	if r.HasWantWatermark && len(r.Steps) > 0 {
-		s += fmt.Sprintf("; the watermark is %s at the end, %s wanted", watermarkText(r.Steps[len(r.Steps)-1].Watermark), watermarkText(r.WantWatermark))
+		s += fmt.Sprintf("; the watermark is %s at the end, %s wanted", tt.watermark(r.Steps[len(r.Steps)-1].Watermark), tt.watermark(r.WantWatermark))
 	}
 	return s + "."
 }
