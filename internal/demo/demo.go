@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/term"
 	"github.com/flk-byo/course/kit"
 )
@@ -25,6 +26,9 @@ type Options struct {
 	// Pause, when set, is called before every step after the first (de
 	// demo --step waits for Enter there); an error ends the demo with it.
 	Pause func() error
+	// HTML, when set, receives the demo drawn as one page
+	// (internal/picture), each of its runs a figure: de demo --html.
+	HTML io.Writer
 }
 
 // demo is one stage's demo: a one-line summary and the script.
@@ -52,19 +56,58 @@ func Run(n int, o Options) error {
 		return fmt.Errorf("stage %d has no demo; the demos are for stages %s", n, strings.Join(have, ", "))
 	}
 	nr := &narrator{o: o}
-	nr.printf("%s\n", o.Style.Bold(fmt.Sprintf("Demo of stage %02d: %s", n, d.title)))
-	nr.printf("%s\n", o.Style.Dim("The reference implementation (package solutions) on a small scripted stream."))
+	title := fmt.Sprintf("Demo of stage %02d: %s", n, d.title)
+	nr.printf("%s\n", o.Style.Bold(title))
+	nr.printf("%s\n", o.Style.Dim(intro))
 	if err := d.run(nr); err != nil {
 		return err
 	}
-	return nr.err
+	if nr.err != nil || o.HTML == nil {
+		return nr.err
+	}
+	return nr.page(o.HTML, title)
+}
+
+// intro is the line under a demo's title.
+const intro = "The reference implementation (package solutions) on a small scripted stream."
+
+// HasPicture reports whether stage n's demo draws an event-time run, which
+// de demo --html can draw as a page.
+func HasPicture(n int) bool { return !noPicture[n] }
+
+// noPicture are the demos that draw no run of a windowed operator: their
+// point is elsewhere (parallel workers, a commit protocol, rules).
+var noPicture = map[int]bool{2: true, 5: true, 11: true}
+
+// page writes the demo's runs as one HTML page.
+func (n *narrator) page(w io.Writer, title string) error {
+	if len(n.tapes) == 0 {
+		return fmt.Errorf("this demo draws no event-time run, so there is no page to draw; its text above is the whole demo")
+	}
+	var runs []picture.Run
+	for i, t := range n.tapes {
+		runs = append(runs, picture.Run{
+			Title:   fmt.Sprintf("Run %d of %d: %s", i+1, len(n.tapes), t.title),
+			Windows: t.windows,
+			Steps:   t.steps,
+			Late:    t.p.Late(),
+		})
+	}
+	b, err := picture.Page(title, intro, runs...)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }
 
 // narrator writes a demo: numbered steps, prose, and pictures.
 type narrator struct {
-	o     Options
-	steps int
-	err   error // the first write or pause error; later output is dropped
+	o         Options
+	steps     int
+	stepTitle string  // the title of the current step
+	tapes     []*tape // the demo's runs, for its page
+	err       error   // the first write or pause error; later output is dropped
 }
 
 func (n *narrator) printf(format string, args ...any) {
@@ -79,6 +122,7 @@ func (n *narrator) step(title string) {
 		n.err = n.o.Pause()
 	}
 	n.steps++
+	n.stepTitle = title
 	n.printf("\n%s\n", n.o.Style.Cyan(fmt.Sprintf("Step %d: %s", n.steps, title)))
 }
 
@@ -109,7 +153,7 @@ type windowOp interface {
 }
 
 // tape drives a windowOp and records what went in and what came out, to
-// narrate each call and draw the run.
+// narrate each call and draw the run, as text and as a page.
 type tape struct {
 	n        *narrator
 	p        windowOp
@@ -119,10 +163,62 @@ type tape struct {
 	events   []kit.Event
 	emitted  []kit.Result
 	seen     map[string]bool
+	title    string          // the step it began in, for its figure
+	windows  picture.Windows // its windows, for its figure
+	steps    []picture.Step  // every call, for its figure
 }
 
+// newTape starts a run of p, one figure of the demo's page.
 func newTape(n *narrator, p windowOp, size, gap, lateness int64) *tape {
-	return &tape{n: n, p: p, size: size, gap: gap, lateness: lateness, seen: map[string]bool{}}
+	t := &tape{n: n, p: p, size: size, gap: gap, lateness: lateness, seen: map[string]bool{}, title: n.stepTitle,
+		windows: picture.Windows{Size: size, Gap: gap, Lateness: lateness}}
+	if t.title == "" {
+		t.title = "the run"
+	}
+	n.tapes = append(n.tapes, t)
+	return t
+}
+
+// record notes a call for the figure, with the watermark after it.
+func (t *tape) record(op picture.Op, e kit.Event, out []kit.Result) {
+	t.steps = append(t.steps, picture.Step{Op: op, Event: e, Partition: -1, Watermark: t.p.Watermark(), Emitted: out})
+}
+
+// resumeFrom makes t the run of a processor restored from a snapshot of
+// from's, taken after from's first k events: it starts with what from had
+// taken in and emitted by then, and the figure marks the restore.
+func (t *tape) resumeFrom(from *tape, k int) {
+	t.events = slices.Clone(from.events[:k])
+	calls := 0 // from's calls up to its k-th event
+	for events := 0; calls < len(from.steps) && events < k; calls++ {
+		if from.steps[calls].Op == picture.OpEvent {
+			events++
+		}
+	}
+	t.steps = slices.Clone(from.steps[:calls])
+	for _, s := range t.steps {
+		t.emitted = append(t.emitted, s.Emitted...)
+	}
+	for _, e := range t.events {
+		t.seen[e.ID] = true
+	}
+	t.steps = append(t.steps, picture.Step{Op: picture.OpRestore, Partition: -1, Watermark: t.p.Watermark()})
+}
+
+// moveTo carries the run on with p, a processor restored from a snapshot
+// of the current one (at a new parallelism, say): the figure marks it.
+func (t *tape) moveTo(p windowOp) {
+	t.p = p
+	t.steps = append(t.steps, picture.Step{Op: picture.OpRestore, Partition: -1, Watermark: p.Watermark()})
+}
+
+// advanceQuiet calls AdvanceWatermark(wm) without narrating it: for a demo
+// that says it its own way.
+func (t *tape) advanceQuiet(wm int64) []kit.Result {
+	out := t.p.AdvanceWatermark(wm)
+	t.emitted = append(t.emitted, out...)
+	t.record(picture.OpWatermark, kit.Event{}, out)
+	return out
 }
 
 // process hands e to the operator and narrates the call; note adds why.
@@ -131,6 +227,7 @@ func (t *tape) process(e kit.Event, note string) {
 	out := t.p.Process(e)
 	t.events = append(t.events, e)
 	t.emitted = append(t.emitted, out...)
+	t.record(picture.OpEvent, e, out)
 	what := describe(out)
 	switch {
 	case t.seen[e.ID]:
@@ -151,8 +248,7 @@ func (t *tape) process(e kit.Event, note string) {
 
 // advance calls AdvanceWatermark(wm) and narrates it.
 func (t *tape) advance(wm int64) {
-	out := t.p.AdvanceWatermark(wm)
-	t.emitted = append(t.emitted, out...)
+	out := t.advanceQuiet(wm)
 	t.n.say("→ watermark %s arrives from upstream: %s", kit.FormatWatermark(wm), describe(out))
 }
 
@@ -160,6 +256,7 @@ func (t *tape) advance(wm int64) {
 func (t *tape) flush() {
 	out := t.p.Flush()
 	t.emitted = append(t.emitted, out...)
+	t.record(picture.OpFlush, kit.Event{}, out)
 	t.n.say("→ end of input (Flush): %s", describe(out))
 }
 

@@ -1,6 +1,8 @@
 package demo
 
 import (
+	"github.com/flk-byo/course/internal/picture"
+
 	"fmt"
 	"strings"
 
@@ -19,6 +21,7 @@ func demo09(n *narrator) error {
 	n.say("Watermark = largest timestamp seen; allowed lateness 2. 10 is not a multiple of 4, so an")
 	n.say("event is in 2 or 3 windows, depending on where it falls.")
 	t := newTape(n, p, 0, 0, cfg.AllowedLateness)
+	t.windows = picture.Windows{Size: cfg.Size, Slide: cfg.Slide, Lateness: cfg.AllowedLateness}
 	windows := func(ts int64) string { return slidingWindows(ts, cfg) }
 
 	n.step("one event, several windows, a negative timestamp among them")

@@ -48,7 +48,6 @@ func demo12(n *narrator) error {
 	if err := p.Checkpoint(ckpt); err != nil {
 		return err
 	}
-	atCheckpoint := len(t.emitted)
 	n.say("checkpoint written to its own directory; the job commits its name with the output so far")
 
 	rest := []kit.Event{ev("e4", "b", 16, 8), ev("e5", "a", 23, 16)}
@@ -70,8 +69,7 @@ func demo12(n *narrator) error {
 	}
 	n.say("restored: watermark %s, as at the checkpoint; the live directory is not read", kit.FormatWatermark(q.Watermark()))
 	r := newTape(n, q, cfg.WindowSize, 0, 0)
-	r.events, r.emitted = slices.Clone(t.events[:3]), slices.Clone(t.emitted[:atCheckpoint])
-	r.seen = map[string]bool{"e1": true, "e2": true, "e3": true}
+	r.resumeFrom(t, 3)
 	r.process(ev("e3", "a", 8, 4), "e3's ID is in the checkpoint: the replayed duplicate changes nothing")
 	for _, e := range rest {
 		r.process(e, "")

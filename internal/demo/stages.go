@@ -182,7 +182,6 @@ func demo04(n *narrator) error {
 	if err != nil {
 		return err
 	}
-	atSnap := len(t.emitted)
 	n.say("snapshot: %d bytes, magic %q, format version %d: watermark, seen IDs, open windows, with a CRC-32C",
 		len(snap), snap[:4], snap[4])
 	t.picture()
@@ -201,8 +200,7 @@ func demo04(n *narrator) error {
 	}
 	n.say("restored: watermark %s, as at the snapshot", kit.FormatWatermark(q.Watermark()))
 	r := newTape(n, q, cfg.WindowSize, 0, 0)
-	r.events, r.emitted = slices.Clone(t.events[:3]), slices.Clone(t.emitted[:atSnap])
-	r.seen = map[string]bool{"e1": true, "e2": true, "e3": true}
+	r.resumeFrom(t, 3)
 	r.process(ev("e3", "a", 12, 3), "e3 is among the seen IDs in the snapshot: a replayed duplicate changes nothing")
 	for _, e := range rest {
 		r.process(e, "")
@@ -386,7 +384,7 @@ func demo06(n *narrator) error {
 	n.say("Whole key groups moved; no key was split, none re-hashed: the key group of a key never changes.")
 
 	n.step("carry on at the new parallelism")
-	t.p = qq
+	t.moveTo(qq)
 	t.process(ev("e6", "a", 12, 6), "the watermark passes 10: every key's [0,10) fires, on whichever subtask now holds it")
 	t.process(ev("e2", "b", 2, 2), "a replay of e2 after the rescale: its key group's seen IDs moved with it")
 	t.flush()
@@ -451,13 +449,13 @@ func quietPartition(n *narrator, timeout time.Duration) error {
 		w.Observe(s.part, s.e.TS)
 		n.say("t=%v partition %d:", s.at, s.part)
 		t.process(s.e, "")
+		t.steps[len(t.steps)-1].Label = fmt.Sprintf("p%d %v", s.part, s.e) // the figure names the partition
 		wm := w.Current()
 		idle := ""
 		if w.Idle(1) {
 			idle = " (partition 1 is idle)"
 		}
-		out := p.AdvanceWatermark(wm)
-		t.emitted = append(t.emitted, out...)
+		out := t.advanceQuiet(wm)
 		n.say("  combined watermark %s%s: %s", kit.FormatWatermark(wm), idle, describe(out))
 	}
 	t.picture()

@@ -5,6 +5,7 @@ package picture
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -28,17 +29,18 @@ import (
 // measure is what the page reports about itself, in CSS pixels.
 const measure = `(() => {
   const box = e => { const r = e.getBoundingClientRect(); return {l: r.left, r: r.right, t: r.top, b: r.bottom, cx: (r.left + r.right) / 2}; };
-  const svg = document.querySelector('svg.run');
+  const figure = sec => {
+  const svg = sec.querySelector('svg.run');
   const ticks = [...svg.querySelectorAll('g.tick')].map(g => ({ts: Number(g.dataset.ts), x: box(g.querySelector('line')).cx}));
   const bands = [...svg.querySelectorAll('g.band')].map(g => ({start: Number(g.dataset.start), end: Number(g.dataset.end), box: box(g.querySelector('rect'))}));
   const events = [...svg.querySelectorAll('g.event')].map(g => ({ts: Number(g.dataset.ts), box: box(g.querySelector('circle, path'))}));
   const scale = svg.getScreenCTM().a;
   const texts = [...svg.querySelectorAll('text')].map(t => ({text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale, box: box(t)}));
+  return {svg: box(svg), ticks, bands, events, texts, rows: svg.querySelectorAll('g.row').length, tableRows: sec.querySelectorAll('table tbody tr').length};
+  };
   return {
     scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth,
-    svg: box(svg), ticks, bands, events, texts,
-    rows: svg.querySelectorAll('g.row').length,
-    tableRows: document.querySelectorAll('table tbody tr').length,
+    figures: [...document.querySelectorAll('section.figure')].map(figure),
   };
 })()`
 
@@ -51,10 +53,14 @@ type rect struct {
 }
 
 type measured struct {
-	ScrollWidth int  `json:"scrollWidth"`
-	ClientWidth int  `json:"clientWidth"`
-	SVG         rect `json:"svg"`
-	Ticks       []struct {
+	ScrollWidth int             `json:"scrollWidth"`
+	ClientWidth int             `json:"clientWidth"`
+	Figures     []figureMeasure `json:"figures"`
+}
+
+type figureMeasure struct {
+	SVG   rect `json:"svg"`
+	Ticks []struct {
 		TS float64 `json:"ts"`
 		X  float64 `json:"x"`
 	} `json:"ticks"`
@@ -105,10 +111,10 @@ func TestPagesInChromium(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	samples := Samples()
-	for _, name := range slices.Sorted(mapKeys(samples)) {
+	pages := samplePages()
+	for _, name := range slices.Sorted(maps.Keys(pages)) {
 		t.Run(name, func(t *testing.T) {
-			page, err := HTML(samples[name])
+			page, err := pages[name].html()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,22 +170,12 @@ func TestPagesInChromium(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			checkPage(t, samples[name], m, problems)
+			checkPage(t, pages[name].runs, m, problems)
 		})
 	}
 }
 
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
-func checkPage(t *testing.T, r Run, m measured, problems []string) {
+func checkPage(t *testing.T, runs []Run, m measured, problems []string) {
 	t.Helper()
 	if len(problems) > 0 {
 		t.Errorf("the page logged problems: %s", strings.Join(problems, "; "))
@@ -187,6 +183,17 @@ func checkPage(t *testing.T, r Run, m measured, problems []string) {
 	if m.ScrollWidth > m.ClientWidth {
 		t.Errorf("at 1280 px the page is %d px wide, more than the %d px it shows: a reader would scroll sideways", m.ScrollWidth, m.ClientWidth)
 	}
+	if len(m.Figures) != len(runs) {
+		t.Fatalf("the page has %d figures, want one per run: %d", len(m.Figures), len(runs))
+	}
+	for i, r := range runs {
+		checkFigure(t, r, m.Figures[i])
+	}
+}
+
+// checkFigure checks one run's figure.
+func checkFigure(t *testing.T, r Run, m figureMeasure) {
+	t.Helper()
 	if want := min(len(r.Steps), maxSteps); m.Rows != want {
 		t.Errorf("the drawing has %d rows, want one per call: %d", m.Rows, want)
 	}

@@ -2,6 +2,7 @@ package picture
 
 import (
 	"flag"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -115,22 +116,41 @@ func Samples() map[string]Run {
 	}
 }
 
-// TestGoldenPages certifies the drawing: each sample renders to exactly
-// its page in testdata/ (go test ./internal/picture -update rewrites
-// them), so a change to the picture shows in review as a change to a
-// page.
-func TestGoldenPages(t *testing.T) {
+// samplePage is a page of the golden and browser tests: its title and
+// runs, one figure each.
+type samplePage struct {
+	title string
+	runs  []Run
+}
+
+// samplePages are the pages of the tests: each sample alone, and a demo's
+// page of two runs.
+func samplePages() map[string]samplePage {
 	samples := Samples()
-	names := slices.Sorted(func(yield func(string) bool) {
-		for k := range samples {
-			if !yield(k) {
-				return
-			}
-		}
-	})
-	for _, name := range names {
+	pages := map[string]samplePage{}
+	for name, r := range samples {
+		pages[name] = samplePage{r.Title, []Run{r}}
+	}
+	pages["two-runs"] = samplePage{"Demo of stage 04: a snapshot and a restore", []Run{samples["tumbling"], samples["restore"]}}
+	return pages
+}
+
+func (p samplePage) html() ([]byte, error) {
+	if len(p.runs) == 1 {
+		return HTML(p.runs[0])
+	}
+	return Page(p.title, "The reference on a small scripted stream.", p.runs...)
+}
+
+// TestGoldenPages certifies the drawing: each sample page renders to
+// exactly its page in testdata/ (go test ./internal/picture -update
+// rewrites them), so a change to the picture shows in review as a change
+// to a page.
+func TestGoldenPages(t *testing.T) {
+	pages := samplePages()
+	for _, name := range slices.Sorted(maps.Keys(pages)) {
 		t.Run(name, func(t *testing.T) {
-			got, err := HTML(samples[name])
+			got, err := pages[name].html()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -36,17 +36,36 @@ var pageTemplate string
 var page = template.Must(template.New("page").Parse(pageTemplate))
 
 // HTML renders r as a self-contained page: no script, no network.
-func HTML(r Run) ([]byte, error) {
+func HTML(r Run) ([]byte, error) { return Page(r.Title, "", r) }
+
+// Page renders several runs on one self-contained page, each a figure with
+// its own title (a demo's runs: before and after a restore, without and
+// with idleness); intro is a line under the page's title.
+func Page(title, intro string, runs ...Run) ([]byte, error) {
+	p := pageView{Title: title, Intro: intro, Many: len(runs) > 1}
+	for i, r := range runs {
+		v := layout(r)
+		v.ID = i + 1
+		p.Figures = append(p.Figures, v)
+	}
 	var b bytes.Buffer
-	if err := page.Execute(&b, layout(r)); err != nil {
-		return nil, fmt.Errorf("picture: rendering %q: %w", r.Title, err)
+	if err := page.Execute(&b, p); err != nil {
+		return nil, fmt.Errorf("picture: rendering %q: %w", title, err)
 	}
 	return b.Bytes(), nil
+}
+
+// pageView is what the template draws: one figure per run.
+type pageView struct {
+	Title, Intro string
+	Many         bool
+	Figures      []view
 }
 
 // view is what the template draws: every coordinate computed here, so
 // that the template only places things.
 type view struct {
+	ID                    int // the figure's number on its page
 	Title, Note, Assigner string
 	Height                float64
 	Lo, Hi                int64 // the time axis's ends, for the browser test
@@ -619,7 +638,7 @@ func (tt texts) step(s Step) string {
 	case OpFlush:
 		return "flush (end of input)"
 	case OpRestore:
-		return "snapshot, crash, restore"
+		return "restored from a snapshot"
 	case OpIdle:
 		return p + "goes idle"
 	case OpActive:
