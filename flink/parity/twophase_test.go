@@ -29,10 +29,10 @@ import (
 //
 // Each side is driven the way it runs: the course's sink as stage 05's
 // RunJob drives it (PreCommit at a checkpoint, which stores Pending() with
-// it; Commit of each of those ids on its completion notice;
-// RecoverTwoPhaseCommitSink with the latest stored checkpoint's list after
-// a crash, and the next id after its own), Flink's operators as a task and
-// the JobManager do. A restarted course job reuses the ids of checkpoints
+// it; Commit of each of those ids on its completion notice; after a crash,
+// Abort, then RecoverTwoPhaseCommitSink with the latest stored checkpoint's
+// list, and the next id after its own), Flink's operators as a task and the
+// JobManager do. A restarted course job reuses the ids of checkpoints
 // that never completed and Flink never reuses one (docs/PARITY.md, row 14),
 // so the pending transactions are compared by the checkpoint call that
 // pre-committed them, not by id.
@@ -155,7 +155,7 @@ type twoPhaseStep struct {
 // replay makes the calls on the course's sink in dir, as RunJob would: a
 // checkpoint is PreCommit(next id), which stores Pending() with it; a
 // completed checkpoint is the latest stored one; its notice commits each id
-// it stored; a crash abandons the sink, open transaction and all, and
+// it stored; a crash aborts the open transaction, abandons the sink and
 // recovers it from the latest stored checkpoint, whose id + 1 is the next
 // (1 with none).
 func (c twoPhaseCase) replay(dir string) []twoPhaseStep {
@@ -200,6 +200,11 @@ func (c twoPhaseCase) replay(dir string) []twoPhaseStep {
 				}
 			}
 		case "crash":
+			// Flink closes the crashed writer, which drops its open
+			// transaction: Abort, which must touch nothing pre-committed.
+			if err = sink.Abort(); err != nil {
+				break
+			}
 			var pending []int64
 			nextID = 1
 			if stored != nil {
