@@ -36,8 +36,8 @@ import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
  * Runs a two-phase-commit scenario (kind "twophase"): the course's stage 05 sink against Flink's
  * Sink V2 machinery. A small sink ({@link StoreSink}: a {@link CommittingSinkWriter} and a {@link
  * Committer}) writes into an in-memory "external system" ({@link Store}), and Flink's own
- * operators drive it, each under its own operator test harness, chained as a sink's writer and
- * committer are in a job:
+ * operators drive it, each under its own operator test harness, the writer's output handed to the
+ * committer as in a task that chains the two:
  *
  * <ol>
  *   <li>Flink's SinkWriterOperator (from SinkWriterOperatorFactory): every "write" is a
@@ -52,8 +52,8 @@ import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
  * </ol>
  *
  * <p>The operations say what Flink's JobManager would do: "checkpoint" (barrier and snapshot of
- * both operators, as a task does: prepareSnapshotPreBarrier of each in chain order, then their
- * snapshots), "complete" (the checkpoint is stored: the latest completed one, which the next
+ * both operators, as SubtaskCheckpointCoordinatorImpl does for a chain: prepareSnapshotPreBarrier
+ * of each in chain order, then the barrier, then their snapshots), "complete" (the checkpoint is stored: the latest completed one, which the next
  * "crash" restores; earlier ones can no longer complete, as CheckpointCoordinator's
  * dropSubsumedCheckpoints aborts them), "notify" (notifyOfCompletedCheckpoint, to both operators)
  * and "crash" (both operators are closed without a checkpoint, the writer's open transaction with
@@ -357,7 +357,7 @@ final class TwoPhaseRun {
   /**
    * Publishes prepared transactions, idempotently: one committed already is signalled with
    * signalAlreadyCommitted and published no second time; one neither prepared nor committed is
-   * reported failed with a known reason (Flink then logs it and goes on).
+   * reported failed with a known reason, which Flink drops, going on (TwoPhaseRunTest).
    */
   static final class TxnCommitter implements Committer<String> {
     private final Store store;
