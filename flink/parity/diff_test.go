@@ -594,17 +594,27 @@ func courseEvents(es []flinkrun.Event) []kit.Event {
 
 // showLanes renders runs call by call, marking with ≠ the calls marked.
 func showLanes(ops []windowtest.Op, marked func(i int) bool, lanes ...lane) string {
+	calls := make([]string, len(ops))
+	for i, o := range ops {
+		calls[i] = opString(o)
+	}
+	return showCalls(calls, marked, lanes...)
+}
+
+// showCalls renders runs call by call, each call as calls says it, marking
+// with ≠ the calls marked: showLanes for calls that are no windowtest.Op.
+func showCalls(calls []string, marked func(i int) bool, lanes ...lane) string {
 	width := 0
 	for _, l := range lanes {
 		width = max(width, len([]rune(l.name)))
 	}
 	var b strings.Builder
-	for i, o := range ops {
+	for i, call := range calls {
 		mark := " "
 		if marked(i) {
 			mark = "≠"
 		}
-		fmt.Fprintf(&b, "%s %2d  %s\n", mark, i+1, opString(o))
+		fmt.Fprintf(&b, "%s %2d  %s\n", mark, i+1, call)
 		for _, l := range lanes {
 			fmt.Fprintf(&b, "       %s%s  %s\n", l.name, strings.Repeat(" ", width-len([]rune(l.name))), l.lines[i])
 		}

@@ -26,6 +26,13 @@
 //     from it; its step must be empty, at an unchanged watermark, and each
 //     step holds what its call added to the side output of the processor of
 //     the moment, since a restored one's starts empty on both sides.
+//   - stage 05's job stores a checkpoint and commits in line; Flink's
+//     JobManager completes a checkpoint and sends its notice later, or
+//     never: completion and notice are two calls, and the course's sink is
+//     driven as RunJob drives it. ReadCommitted's checkpoint order is
+//     Flink's commit order, and the pending transactions are compared by
+//     the checkpoint call that made them, since a restarted course job
+//     reuses ids Flink never reuses.
 //
 // Every other difference is deliberate and is a row of the parity table in
 // docs/PARITY.md, with the test that pins it.

@@ -68,7 +68,7 @@ func TestCardsCiteDifferentialTestsThatExist(t *testing.T) {
 	if err != nil || len(cards) == 0 {
 		t.Fatalf("no stage cards found: %v", err)
 	}
-	covered := []string{"01-windows", "02-keyed-partitioning", "03-lateness", "06-rescaling", "07-idleness", "09-sliding", "10-seen-ttl", "11-broadcast", "04-checkpoint", "12-spilling-state", "08-sessions"}
+	covered := []string{"01-windows", "02-keyed-partitioning", "03-lateness", "06-rescaling", "07-idleness", "09-sliding", "10-seen-ttl", "11-broadcast", "04-checkpoint", "12-spilling-state", "08-sessions", "05-2pc"}
 	for _, card := range cards {
 		b, err := os.ReadFile(card)
 		if err != nil {

@@ -38,7 +38,8 @@ public final class Runner {
           "keygroups", KeyGroupsRun::run,
           "idleness", IdlenessRun::run,
           "seenttl", SeenTTLRun::run,
-          "broadcast", BroadcastRun::run);
+          "broadcast", BroadcastRun::run,
+          "twophase", TwoPhaseRun::run);
 
   /** The answer to one scenario. */
   record Answer(List<?> steps, String error) {}
