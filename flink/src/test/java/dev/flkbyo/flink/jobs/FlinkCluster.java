@@ -2,6 +2,7 @@ package dev.flkbyo.flink.jobs;
 
 import java.util.Collections;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -40,11 +41,16 @@ public final class FlinkCluster implements BeforeAllCallback {
 
   private static Running start() {
     try {
+      // Any free port for the REST endpoint, as flink-test-utils'
+      // MiniClusterResource does: the default, 8081, fails the run whenever
+      // something else (another build, a Flink on the machine) holds it.
+      var conf = new Configuration();
+      conf.set(RestOptions.BIND_PORT, "0");
       var c = new MiniCluster(
           new MiniClusterConfiguration.Builder()
               .setNumTaskManagers(1)
               .setNumSlotsPerTaskManager(SLOTS)
-              .setConfiguration(new Configuration())
+              .setConfiguration(conf)
               .build());
       c.start();
       cluster = c;
