@@ -33,7 +33,7 @@ const measure = `(() => {
   const svg = sec.querySelector('svg.run');
   const ticks = [...svg.querySelectorAll('g.tick')].map(g => ({ts: Number(g.dataset.ts), x: box(g.querySelector('line')).cx}));
   const bands = [...svg.querySelectorAll('g.band')].map(g => ({start: Number(g.dataset.start), end: Number(g.dataset.end), box: box(g.querySelector('rect'))}));
-  const events = [...svg.querySelectorAll('g.event')].map(g => ({ts: Number(g.dataset.ts), box: box(g.querySelector('circle, path'))}));
+  const events = [...svg.querySelectorAll('g.event')].map(g => ({ts: Number(g.dataset.ts), box: box(g.querySelector('circle, path, rect'))}));
   const scale = svg.getScreenCTM().a;
   const texts = [...svg.querySelectorAll('text')].map(t => ({text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale, box: box(t)}));
   return {svg: box(svg), ticks, bands, events, texts, rows: svg.querySelectorAll('g.row').length, tableRows: sec.querySelectorAll('table tbody tr').length};

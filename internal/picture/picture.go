@@ -113,17 +113,42 @@ const (
 	Duplicate  Mark = "duplicate"   // its ID arrived before: at-least-once input
 	Correction Mark = "correction"  // late, within the lateness: its call corrected a fired window
 	SideOutput Mark = "side output" // too late: it went to the side output
+	Bridge     Mark = "bridge"      // a session event that joins two or more sessions of its key into one
 )
 
 // Marks returns the mark of each step of r (the zero Mark for steps that
 // are not events): an event is a duplicate when its ID arrived earlier, in
 // the side output when it is one of r.Late (each late event matched once,
-// in order), a correction when its call emitted an update, and counted
-// otherwise.
+// in order), a bridge when, with session windows, its window [ts, ts+Gap)
+// reaches two or more sessions of its key (the card's rule: windows that
+// overlap or touch merge), a correction when its call emitted an update,
+// and counted otherwise.
 func (r Run) Marks() []Mark {
 	marks := make([]Mark, len(r.Steps))
 	seen := map[string]bool{}
 	late := slices.Clone(r.Late)
+	sessions := map[string][]Window{} // per key, the sessions the counted events make
+	bridges := func(e kit.Event) bool {
+		if r.Windows.Gap <= 0 {
+			return false
+		}
+		end := e.TS + r.Windows.Gap
+		if e.TS > math.MaxInt64-r.Windows.Gap {
+			end = math.MaxInt64
+		}
+		merged, reached := Window{e.TS, end}, 0
+		var keep []Window
+		for _, s := range sessions[e.Key] {
+			if s.Start <= merged.End && merged.Start <= s.End {
+				merged = Window{min(s.Start, merged.Start), max(s.End, merged.End)}
+				reached++
+				continue
+			}
+			keep = append(keep, s)
+		}
+		sessions[e.Key] = append(keep, merged)
+		return reached >= 2
+	}
 	for i, s := range r.Steps {
 		if s.Op != OpEvent {
 			continue
@@ -134,6 +159,8 @@ func (r Run) Marks() []Mark {
 			marks[i] = Duplicate
 		case takeLate(&late, e):
 			marks[i] = SideOutput
+		case bridges(e):
+			marks[i] = Bridge
 		case slices.ContainsFunc(s.Emitted, func(x kit.Result) bool { return x.IsUpdate }):
 			marks[i] = Correction
 		default:

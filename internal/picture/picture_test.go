@@ -59,7 +59,7 @@ func Samples() map[string]Run {
 				event(ev("e1", "k", 0, 1), -1),
 				event(ev("e2", "k", 10, 1), 9),
 				event(ev("e3", "k", 22, 1), 21, res("k", 0, 5, 1, 1, false), res("k", 10, 15, 1, 1, false)),
-				event(ev("e4", "k", 6, 1), 21, res("k", 0, 5, -1, -1, true), res("k", 10, 15, -1, -1, true), res("k", 0, 15, 3, 3, false)),
+				event(ev("e4", "k", 5, 1), 21, res("k", 0, 5, -1, -1, true), res("k", 10, 15, -1, -1, true), res("k", 0, 15, 3, 3, false)),
 				{Op: OpFlush, Partition: -1, Watermark: math.MaxInt64, Emitted: []kit.Result{res("k", 22, 27, 1, 1, false)}},
 			},
 		},

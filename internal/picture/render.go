@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -137,6 +138,7 @@ type out struct {
 type fire struct {
 	X, Y    float64
 	End     int64
+	Retract bool // a retraction (Count < 0): drawn hollow
 	Differs bool
 	Title   string
 }
@@ -243,7 +245,7 @@ func layout(r Run) view {
 				}
 				rw.Outs = append(rw.Outs, o)
 			}
-			rw.Fires = append(rw.Fires, fire{X: ax.x(x.End), Y: mid, End: x.End, Differs: d, Title: fmt.Sprintf("arrival %d returned %s", i+1, tt.result(x))})
+			rw.Fires = append(rw.Fires, fire{X: ax.x(x.End), Y: mid, End: x.End, Differs: d, Retract: x.Count < 0, Title: fmt.Sprintf("arrival %d returned %s", i+1, tt.result(x))})
 			emitted++
 		}
 		if differs && first >= len(got) && i == len(steps)-1 {
@@ -280,7 +282,8 @@ func layout(r Run) view {
 		v.Late = append(v.Late, tt.event(e))
 	}
 	v.Summary = summary(r, marks, got, differs, tt)
-	v.Legend = map[string]bool{"fires": len(got) > 0, "partitions": len(v.PartitionLines) > 0}
+	v.Legend = map[string]bool{"fires": slices.ContainsFunc(got, func(x kit.Result) bool { return x.Count >= 0 }),
+		"retracts": slices.ContainsFunc(got, func(x kit.Result) bool { return x.Count < 0 }), "partitions": len(v.PartitionLines) > 0}
 	for _, m := range marks {
 		v.Legend[string(m)] = true
 	}
@@ -526,7 +529,7 @@ func bands(ax axis, r Run, steps []Step, marks []Mark, windows []Window, lanes [
 	for i, w := range windows {
 		open, last := -1, -1
 		for j, s := range steps {
-			in := s.Op == OpEvent && (marks[j] == Counted || marks[j] == Correction) && w.Start <= s.Event.TS && s.Event.TS < w.End
+			in := s.Op == OpEvent && (marks[j] == Counted || marks[j] == Correction || marks[j] == Bridge) && w.Start <= s.Event.TS && s.Event.TS < w.End
 			for _, x := range s.Emitted {
 				if x.Start == w.Start && x.End == w.End {
 					in, last = true, j
@@ -683,8 +686,12 @@ func summary(r Run, marks []Mark, got []kit.Result, differs bool, tt texts) stri
 			events++
 		}
 	}
-	s := fmt.Sprintf("%s (%d counted, %s, %s, %d to the side output), %s returned",
-		count(events, "event"), n[Counted], count(n[Duplicate], "duplicate"), count(n[Correction], "correction"), n[SideOutput], count(len(got), "result"))
+	bridges := ""
+	if n[Bridge] > 0 {
+		bridges = ", " + count(n[Bridge], "bridge")
+	}
+	s := fmt.Sprintf("%s (%d counted%s, %s, %s, %d to the side output), %s returned",
+		count(events, "event"), n[Counted], bridges, count(n[Duplicate], "duplicate"), count(n[Correction], "correction"), n[SideOutput], count(len(got), "result"))
 	switch {
 	case r.Want == nil:
 	case differs:
