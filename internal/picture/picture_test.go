@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/flk-byo/course/kit"
 )
@@ -28,6 +29,7 @@ func event(e kit.Event, wm int64, out ...kit.Result) Step {
 // test and the browser test (browser_test.go).
 func Samples() map[string]Run {
 	none := int64(math.MinInt64)
+	const hour = 3_600_000
 	return map[string]Run{
 		// Stage 03: tumbling windows with lateness; a duplicate, a
 		// correction, a straggler to the side output, and a wrong update.
@@ -103,6 +105,22 @@ func Samples() map[string]Run {
 				event(ev("e3", "a", 16, 1), 14, res("a", 0, 10, 2, 2, false)),
 			},
 			Want: []kit.Result{res("a", 0, 10, 2, 2, false)},
+		},
+		// A drill's page: hourly windows on clock times, a selection of
+		// the calls of a busy hour, a tap that vanished.
+		"drill": {
+			Title:   "TestReproduceDailyTotalBelowTheClearingHouse: tap hh-7 of line M3, hour [05:00:00, 06:00:00)",
+			Note:    "€12.40 of Tuesday's revenue is in neither the ledger nor reconciliation.",
+			Windows: Windows{Size: hour},
+			Steps: []Step{
+				event(ev("gate-7", "M3", 5*hour+7_960, 240), 5*hour+2_960),
+				event(ev("gate-3263", "M3", 5*hour+59*60_000, 240), 5*hour+58*60_000),
+				event(ev("gate-3282", "M3", 6*hour+5_000, 240), 6*hour, res("M3", 5*hour, 6*hour, 2, 480, false)),
+				event(ev("hh-7", "M3", 5*hour+25*60_000, 440), 6*hour+59*60_000),
+			},
+			Late: []kit.Event{ev("hh-7", "M3", 5*hour+25*60_000, 440)},
+			Time: func(ms int64) string { return time.UnixMilli(ms).UTC().Format("15:04:05") },
+			Span: func(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() },
 		},
 		// The int64 edges: a run at the bottom and the top of the range.
 		"extremes": {
