@@ -323,17 +323,39 @@ func Save(t interface{ Name() string }, r Run) string {
 	if r.Title == "" {
 		r.Title = t.Name()
 	}
-	page, err := HTML(r)
-	if err == nil {
-		err = os.MkdirAll(filepath.Dir(abs), 0o755)
-	}
-	if err == nil {
-		err = os.WriteFile(abs, page, 0o644)
-	}
-	if err != nil {
+	if err := writePage(abs, r); err != nil {
 		return fmt.Sprintf("picture: not drawn: %v", err)
 	}
 	return link
+}
+
+// writePage writes r's page at path through a temporary file and a
+// rename: de test runs a stage's race pass beside its first pass, and two
+// binaries may draw the same test at once; a reader sees one whole page.
+func writePage(path string, r Run) error {
+	page, err := HTML(r)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".page-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // after the rename, nothing: it has a new name
+	if _, err := f.Write(page); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // fileName makes a test's name a file name: subtests' slashes become

@@ -189,3 +189,39 @@ func TestGoldenPages(t *testing.T) {
 		})
 	}
 }
+
+// named is a testing.TB's name, for Save.
+type named string
+
+func (n named) Name() string { return string(n) }
+
+// TestSave certifies where a failing test's page goes and what the
+// message says: nothing at all with pictures off; with them on, a page in
+// a folder named for the test's package, a file:// link to it, and the
+// first failure's page kept when the same test fails again.
+func TestSave(t *testing.T) {
+	t.Setenv(Env, "")
+	if got := Save(named("TestX"), Samples()["tumbling"]); got != "" {
+		t.Errorf("Save with pictures off = %q, want nothing", got)
+	}
+	dir := t.TempDir()
+	t.Setenv(Env, dir)
+	first, second := Samples()["tumbling"], Samples()["sessions"]
+	got := Save(named("TestX/a sub test"), first)
+	pkg, _ := os.Getwd()
+	path := filepath.Join(dir, filepath.Base(pkg), "TestX--a_sub_test.html")
+	if want := "picture: file://" + path; got != want {
+		t.Errorf("Save = %q, want %q", got, want)
+	}
+	if again := Save(named("TestX/a sub test"), second); again != got {
+		t.Errorf("a second Save of the same test = %q, want the first page's link %q", again, got)
+	}
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := HTML(first)
+	if string(page) != string(want) {
+		t.Errorf("the page at %s is not the first failure's", path)
+	}
+}
