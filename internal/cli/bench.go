@@ -52,7 +52,14 @@ benchmark runs one pass (-benchtime 1x), 3 times (-count 3), and every ratio is 
 with its range over the 3: a quick answer, with the noise floor beside it (how far the
 reference's own runs were apart; a lab identical to the reference reads within it).
 --full runs go's default benchtime 5 times, stage 01's baselines to 4 000 000 events
-and stage 04 at a million windows: minutes, not seconds, and narrower ranges. A line is printed as each benchmark finishes.
+and stage 04 at a million windows: minutes, not seconds, and narrower ranges. A line is
+printed as each benchmark finishes.
+
+The test binaries it builds are kept in .de/bench/, one per package, so a run at the
+same stage with lab/ unchanged links nothing, and after an edit to lab/ only the lab's is
+linked again. A second de bench started in the same course while one runs stops with one
+line (exit 2). docs/PERFORMANCE.md has the reference's numbers, how long a run takes, and
+how each table is reproduced.
 
 Exit status: 0 when every benchmark ran, 1 when your lab/ failed (it does not compile,
 a benchmark panicked or failed), 2 when de bench could not run.`,

@@ -12,6 +12,8 @@ func hintCommand(io IO) *ucli.Command {
 	return &ucli.Command{
 		Name:  "hint",
 		Usage: "reveal the next hint of the current stage (they go from a nudge to near the answer)",
+		Description: `Each stage has three hints, from a nudge to near the answer. de hint reveals the next one
+and remembers, in .de/progress, how many you have seen; de start never prints them.`,
 		Action: func(c *ucli.Context) error {
 			e, err := loadEnv(io)
 			if err != nil {

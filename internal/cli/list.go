@@ -15,6 +15,10 @@ func listCommand(io IO) *ucli.Command {
 		Name:    "list",
 		Aliases: []string{"status"},
 		Usage:   "show every stage with its state and a progress bar",
+		Description: `Lists every stage with its state (passed, current, started, not started, coming soon),
+the core and the extensions each under its own heading, with a progress bar over the
+core stages; the extensions are counted on a line of their own (those ready, and how
+many more are coming).`,
 		Action: func(c *ucli.Context) error {
 			e, err := loadEnv(io)
 			if err != nil {

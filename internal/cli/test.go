@@ -30,9 +30,36 @@ func testCommand(io IO) *ucli.Command {
 	return &ucli.Command{
 		Name:  "test",
 		Usage: "run stages 01..current against your lab/ (current first); exit 0 only when all pass",
-		Description: `Each test is shown with what it certifies; each failure with its message and the
-one go test command that re-runs it. With --solution, or LAB_MODULE=solution in the
-environment, the same stages run against the reference solution instead.`,
+		Description: `Runs the suites of stages 01..current against your lab/: the current stage first,
+its verdict printed as soon as it is in, then the earlier ones, for regressions, which
+start in the background (at a lower CPU priority) once the current stage's tests run.
+
+Each test is shown with the one line it certifies; each failure with its message and
+the one go test command that re-runs it alone (go test -tags lab -run '^TestName$'
+./stages/NN-slug). The first failure is shown in full, the others on a line each
+(--verbose: all in full). A failing event-time test also draws its run as a page (event
+time across, arrivals down: the events, windows, watermark, firings, and what was wanted
+beside what came back) and links it beside the text timeline; the pages of a run are in
+.de/pictures/, and a page is drawn only under de test, which reads each processor's
+Watermark() after every call to draw it.
+
+A test that reaches a skeleton's panic("TODO …") says "not implemented yet"; a test that
+crashes the test binary (a panic in a goroutine, os.Exit, a stack overflow) is named with
+the cause and where your code was, and the stage's other tests still run; a test that
+hangs is stopped after --test-timeout (Linux) and named, with where your code was, and the
+others run without it (elsewhere, when the stage's --timeout runs out). A test that hangs
+twice in the same place ends the run.
+
+A current stage whose lesson is concurrency (02, 06) answers first without the race
+detector, then runs again with it; a test only the race detector fails still fails the
+run. --race-all runs every stage with it, as de grade does.
+
+Ends with a summary such as "stage 2 of 8 — 19/41 passed" (an extension stage counts to
+the last extension: "stage 9 of 12"). Exit status: 0 when everything passed, 1 when a
+test failed, 2 when it could not run. Ctrl-C stops the run and everything it started.
+
+With --solution, or LAB_MODULE=solution in the environment, the same stages run against
+the reference solution instead: what passing looks like; it never counts as your pass.`,
 		Flags: append([]ucli.Flag{
 			&ucli.BoolFlag{Name: "solution", Usage: "test the reference solution instead of lab/"},
 			&ucli.StringFlag{Name: "stage", Usage: "test stages 01..`NN` instead of 01..current"},
