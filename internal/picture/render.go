@@ -641,7 +641,7 @@ func (tt texts) step(s Step) string {
 	case OpFlush:
 		return "flush (end of input)"
 	case OpRestore:
-		return "restored from a snapshot"
+		return "snapshot → restore"
 	case OpIdle:
 		return p + "goes idle"
 	case OpActive:

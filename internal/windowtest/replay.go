@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"testing"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -131,3 +133,51 @@ func RandomOps(r *rand.Rand, keys []string, n int, size, delay, bound int64) []O
 // over their seeds, rarely enough that most events, and so most failure
 // messages, stay ordinary.
 const awkwardRate = 0.05
+
+// CutPicture draws, with pictures on, a restore-and-continue run as a page
+// for test t (picture.Save) and returns the line that links it, or "".
+// The run is the calls ops: the first cut as the uninterrupted run full
+// made them (a snapshotted processor made the same calls), then the
+// restore, then cont, what the restored processor did with the calls after
+// the cut (as far as it got); the page marks where it first differs from
+// what full returned for the same calls. w says the windows to draw.
+func CutPicture(t testing.TB, note string, w picture.Windows, ops []Op, full Trace, cut int, cont Trace) string {
+	if !picture.Enabled() {
+		return ""
+	}
+	var steps []picture.Step
+	add := func(o Op, out []kit.Result, wm int64) {
+		s := picture.Step{Op: picture.OpFlush, Partition: -1, Watermark: wm, Emitted: out}
+		switch o.Kind {
+		case "process":
+			s.Op, s.Event = picture.OpEvent, o.Event
+		case "advance":
+			s.Op, s.Label = picture.OpWatermark, o.String()
+		}
+		steps = append(steps, s)
+	}
+	for i := range cut {
+		add(ops[i], full.Outs[i], full.WMs[i])
+	}
+	wmAtCut := int64(math.MinInt64)
+	if cut > 0 {
+		wmAtCut = full.WMs[cut-1]
+	}
+	steps = append(steps, picture.Step{Op: picture.OpRestore, Partition: -1, Watermark: wmAtCut})
+	n := min(len(cont.Outs), len(ops)-cut)
+	for j := range n {
+		wm := wmAtCut
+		if j < len(cont.WMs) {
+			wm = cont.WMs[j]
+		}
+		add(ops[cut+j], cont.Outs[j], wm)
+	}
+	return "\n" + picture.Save(t, picture.Run{
+		Title:   fmt.Sprintf("%s: snapshot after call %d, restored", t.Name(), cut),
+		Note:    note,
+		Windows: w,
+		Steps:   steps,
+		Late:    cont.Late,
+		Want:    Emitted(full.Outs[:cut+n]),
+	})
+}

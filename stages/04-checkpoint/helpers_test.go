@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
@@ -137,9 +138,11 @@ func checkCutRun(t *testing.T, cfg Config, ops []op, full trace, c cutRun) bool 
 		if slices.Equal(got, want) {
 			continue
 		}
-		t.Errorf("%sAfter the restore, call %d %v returned\n%s\nthe uninterrupted run returned\n%s\n%s\n\n%s",
-			head, at+1, ops[at], fmtResults(got), fmtResults(want),
-			explainDivergence(c, ops, at, got, want), cutTimeline(cfg, ops, c, at, got, want))
+		msg := fmt.Sprintf("%sAfter the restore, call %d %v returned\n%s\nthe uninterrupted run returned\n%s",
+			head, at+1, ops[at], fmtResults(got), fmtResults(want))
+		cont := trace{Outs: c.Continued.Outs[:i+1], WMs: c.Continued.WMs[:i+1], Late: c.Continued.Late}
+		t.Errorf("%s\n%s\n\n%s%s", msg, explainDivergence(c, ops, at, got, want), cutTimeline(cfg, ops, c, at, got, want),
+			windowtest.CutPicture(t, msg, picture.Windows{Size: cfg.WindowSize, Lateness: cfg.AllowedLateness}, ops, full, c.Cut, cont))
 		return false
 	}
 	late := append(slices.Clone(c.LateAtCut), c.Continued.Late...)

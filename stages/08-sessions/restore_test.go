@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
@@ -152,9 +153,11 @@ func checkEveryCut(t *testing.T, cfg SessionConfig, ops []op) {
 		for i, got := range cont.Outs {
 			at := k + i
 			if want := full.Outs[at]; !slices.Equal(got, want) {
-				t.Fatalf("%sAfter the restore, call %d %v returned\n%s\nthe uninterrupted run returned\n%s\n%s\n\n%s",
-					head, at+1, ops[at], windowtest.FmtResults(got), windowtest.FmtResults(want),
-					explainCut(ops, full, k, at, got, want)+awkwardNote(ops[:k]), cutTimeline(cfg, ops, full, k, at, cont.Outs[:i+1]))
+				msg := fmt.Sprintf("%sAfter the restore, call %d %v returned\n%s\nthe uninterrupted run returned\n%s",
+					head, at+1, ops[at], windowtest.FmtResults(got), windowtest.FmtResults(want))
+				upTo := trace{Outs: cont.Outs[:i+1], WMs: cont.WMs[:i+1], Late: cont.Late}
+				t.Fatalf("%s\n%s\n\n%s%s", msg, explainCut(ops, full, k, at, got, want)+awkwardNote(ops[:k]), cutTimeline(cfg, ops, full, k, at, cont.Outs[:i+1]),
+					windowtest.CutPicture(t, msg, picture.Windows{Gap: cfg.Gap, Lateness: cfg.AllowedLateness}, ops, full, k, upTo))
 			}
 		}
 		if late := slices.Concat(lateAtCut, cont.Late); !slices.Equal(late, full.Late) {
