@@ -4,11 +4,13 @@ package parity
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,9 +27,11 @@ import (
 var peerSizes = []int{10_000, 100_000, 1_000_000}
 
 // peerVariants are the Flink side's runs of the job, as the runner names
-// them: the course's processor, dedup and a watermark after every event
-// included, on each of Flink's state backends.
-var peerVariants = []string{"hashmap", "rocksdb"}
+// them (flinkrun.WindowBenchOp), comma-separated: by default the course's
+// processor, dedup and a watermark after every event included, on each of
+// Flink's state backends; +nodedup and +periodic variants say what those
+// two cost Flink.
+var peerVariants = flag.String("flink.peer-variants", "hashmap,rocksdb", "BenchmarkFlinkPeer's Flink variants, comma-separated (hashmap, rocksdb, each optionally +nodedup, +periodic)")
 
 // peer is the JVM that BenchmarkFlinkPeer times (one per test binary, so
 // that its JIT stays warm from one run to the next) and what it holds.
@@ -176,7 +180,7 @@ func benchPeer(b *testing.B, n int) {
 		pass func() (peerSample, error)
 	}
 	contenders := []contender{{"reference", func() (peerSample, error) { return referencePass(events) }}}
-	for _, v := range peerVariants {
+	for _, v := range strings.Split(*peerVariants, ",") {
 		contenders = append(contenders, contender{"flink-" + v, func() (peerSample, error) { return p.flinkPass(spec, v) }})
 	}
 	var want *flinkrun.Digest
