@@ -14,10 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flk-byo/course/internal/bench"
 	"github.com/flk-byo/course/internal/bench/stagebench"
 	"github.com/flk-byo/course/internal/flinkrun"
+	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 	"github.com/flk-byo/course/solutions"
+	"github.com/flk-byo/course/solutions/pebblestate"
 )
 
 // PeerSizes are the lengths of the benchmark stream (kit.BenchmarkStreamOf)
@@ -99,17 +102,61 @@ type peerSample struct {
 	cpu, wall, records time.Duration
 }
 
+// peerPebble adds the course's counterpart of Flink on RocksDB to
+// BenchmarkFlinkPeer: stage 12's BackendProcessor on the reference's
+// Pebble backend.
+var peerPebble = flag.Bool("flink.peer-pebble", false, "BenchmarkFlinkPeer: also time the reference's stage 12 BackendProcessor on its Pebble backend (de bench's budget, in /dev/shm where there is one), as reference-pebble")
+
+// peerConfig is the benchmark stream's config: 1 s windows, its disorder
+// as the watermark delay.
+var peerConfig = solutions.Config{WindowSize: kit.BenchmarkWindow, WatermarkDelay: kit.BenchmarkDisorder}
+
 // referencePass runs the reference's stage 01 Processor over events, with
-// the benchmark stream's config (1 s windows, its disorder as the delay),
-// and a Flush, folding every result into a digest as it comes: the same
-// work the Flink job's sink does.
+// peerConfig, and a Flush (coursePass).
 func referencePass(events []kit.Event) (peerSample, error) {
-	runtime.GC() // no earlier pass's garbage is this one's cost
-	cpu0, wall0 := stagebench.CPUTime(), time.Now()
-	p, err := solutions.NewProcessor(solutions.Config{WindowSize: kit.BenchmarkWindow, WatermarkDelay: kit.BenchmarkDisorder})
+	p, err := solutions.NewProcessor(peerConfig)
 	if err != nil {
 		return peerSample{}, fmt.Errorf("NewProcessor: %w", err)
 	}
+	return coursePass(p, events), nil
+}
+
+// pebblePass runs the reference's stage 12 BackendProcessor, with
+// peerConfig, on a new Pebble backend with de bench's budget
+// (bench.PebbleBudget) in a new folder under /dev/shm where the machine
+// has one (as RocksDB's are), over events and a Flush (coursePass).
+// Opening the backend and closing it are outside the time, as in de
+// bench's stage 12 benchmarks.
+func pebblePass(events []kit.Event) (peerSample, error) {
+	dir, err := os.MkdirTemp("/dev/shm", "flkbyo-peer-pebble-")
+	if err != nil {
+		if dir, err = os.MkdirTemp("", "flkbyo-peer-pebble-"); err != nil {
+			return peerSample{}, err
+		}
+	}
+	defer os.RemoveAll(dir)
+	b, err := pebblestate.OpenPebbleBackend(filepath.Join(dir, "db"), bench.PebbleBudget)
+	if err != nil {
+		return peerSample{}, fmt.Errorf("opening a Pebble backend: %w", err)
+	}
+	p, err := solutions.NewBackendProcessor(peerConfig, b)
+	if err != nil {
+		b.Close()
+		return peerSample{}, fmt.Errorf("NewBackendProcessor: %w", err)
+	}
+	s := coursePass(p, events)
+	if err := b.Close(); err != nil {
+		return peerSample{}, fmt.Errorf("closing the Pebble backend: %w", err)
+	}
+	return s, nil
+}
+
+// coursePass gives p every event and a Flush, folding every result into a
+// digest as it comes (the same work the Flink job's sink does), and
+// returns the digest and the time it took. The heap is collected first.
+func coursePass(p windowtest.Processor, events []kit.Event) peerSample {
+	runtime.GC() // no earlier pass's garbage is this one's cost
+	cpu0, wall0 := stagebench.CPUTime(), time.Now()
 	var d flinkrun.Digest
 	add := func(rs []kit.Result) {
 		for _, r := range rs {
@@ -122,7 +169,7 @@ func referencePass(events []kit.Event) (peerSample, error) {
 	add(p.Flush())
 	d.Late = int64(len(p.Late()))
 	wall := time.Since(wall0)
-	return peerSample{digest: d, cpu: stagebench.CPUTime() - cpu0, wall: wall, records: wall}, nil
+	return peerSample{digest: d, cpu: stagebench.CPUTime() - cpu0, wall: wall, records: wall}
 }
 
 // flinkPass runs the Flink job once over the events of spec, as variant.
@@ -155,7 +202,8 @@ func (p *peer) flinkPass(spec flinkrun.WindowBenchSpec, variant string) (peerSam
 // moment. The first run of a length in a test binary first runs an
 // untimed round, for the JVM's JIT. It reports, per event, the medians of
 // the rounds: reference-cpu-ns/event and reference-ns/event (CPU and wall
-// time), and for each variant flink-<backend>-cpu-ns/event and
+// time), the same for reference-pebble with -flink.peer-pebble, and for
+// each variant flink-<backend>-cpu-ns/event and
 // flink-<backend>-ns/event (the whole job), flink-<backend>-records-ns/event
 // (wall time from the first event to the last result), and
 // flink-<backend>/reference, the CPU time per event over the reference's,
@@ -180,6 +228,9 @@ func benchPeer(b *testing.B, n int) {
 		pass func() (peerSample, error)
 	}
 	contenders := []contender{{"reference", func() (peerSample, error) { return referencePass(events) }}}
+	if *peerPebble {
+		contenders = append(contenders, contender{"reference-pebble", func() (peerSample, error) { return pebblePass(events) }})
+	}
 	for _, v := range strings.Split(*peerVariants, ",") {
 		contenders = append(contenders, contender{"flink-" + v, func() (peerSample, error) { return p.flinkPass(spec, v) }})
 	}
@@ -244,6 +295,11 @@ func benchPeer(b *testing.B, n int) {
 	b.ReportMetric(perEvent(pick(rounds[0], wall)), "reference-ns/event")
 	for i, c := range contenders[1:] {
 		ss := rounds[i+1]
+		if !strings.HasPrefix(c.name, "flink-") {
+			b.ReportMetric(perEvent(pick(ss, cpu)), c.name+"-cpu-ns/event")
+			b.ReportMetric(perEvent(pick(ss, wall)), c.name+"-ns/event")
+			continue
+		}
 		b.ReportMetric(perEvent(pick(ss, cpu)), c.name+"-cpu-ns/event")
 		b.ReportMetric(perEvent(pick(ss, wall)), c.name+"-ns/event")
 		b.ReportMetric(perEvent(pick(ss, records)), c.name+"-records-ns/event")

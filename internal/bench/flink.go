@@ -49,7 +49,9 @@ var FlinkPeerVariants = []struct{ Name, About string }{
 func RunFlinkPeer(ctx context.Context, root string, count int, progress io.Writer) ([]Sample, error) {
 	args := []string{"test", "-tags", FlinkPeerTags, "-run", "^$",
 		"-bench", fmt.Sprintf("^BenchmarkFlinkPeer$/^events-%d$", FlinkPeerEvents),
-		"-benchtime", "1x", "-count", strconv.Itoa(count), FlinkPeerPkg}
+		"-benchtime", "1x", "-count", strconv.Itoa(count),
+		"-timeout", "1h", // go test's 10 minutes would end five runs on a busy machine
+		FlinkPeerPkg}
 	cmd, err := gotest.Command(ctx, gotest.Options{Dir: root, Env: []string{"FLK_FLINK=required"}}, args)
 	if err != nil {
 		return nil, err
