@@ -24,6 +24,7 @@ import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
@@ -191,14 +192,16 @@ public final class WindowBench {
   }
 
   /**
-   * Starts the MiniCluster (one task manager, one slot) and makes RocksDB's folder, in memory where
-   * the machine has /dev/shm ({@link StateBackends#scratchDir}), so that a shared machine's disk
-   * does not time the passes; both go when the JVM exits.
+   * Starts the MiniCluster (one task manager, one slot, its REST endpoint on any free port) and
+   * makes RocksDB's folder, in memory where the machine has /dev/shm ({@link
+   * StateBackends#scratchDir}), so that a shared machine's disk does not time the passes; both go
+   * when the JVM exits.
    */
   private static void start() throws Exception {
     rocksDir = StateBackends.scratchDir("flkbyo-bench-rocksdb-");
     var conf = new Configuration();
     conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MANAGED_MEMORY);
+    conf.set(RestOptions.BIND_PORT, "0"); // any free port: 8081, the default, may be another cluster's
     var c = new MiniCluster(
         new MiniClusterConfiguration.Builder()
             .setNumTaskManagers(1)
