@@ -6,9 +6,10 @@ import (
 )
 
 // digestCases are known answers of HashResult, which the runner's
-// DigestTest.knownAnswers pins for its Digest.hash too: the Go and the Java
-// digests of the same results must agree, or the benchmark's check that
-// Flink and the reference produced the same results means nothing. They
+// WindowBenchTest.digestMatchesTheGoSidesKnownAnswers pins for its
+// Digest.hash too: the Go and the Java digests of the same results must
+// agree, or the benchmark's check that Flink and the reference produced
+// the same results means nothing. They
 // cover an ASCII key, the empty key with both int64 extremes and an
 // update, and a Cyrillic key with an emoji (non-ASCII UTF-8).
 var digestCases = []struct {

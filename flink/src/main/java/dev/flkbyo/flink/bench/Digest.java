@@ -16,8 +16,9 @@ import org.apache.flink.util.Collector;
  * <p>The digest is the number of results, the sum (modulo 2^64) of {@link #hash} over them, and the
  * sums of their counts and of their sums. A sum does not depend on the order the results came in,
  * which differs between Flink (its timers' order) and the course (sorted by End, Start, Key within a
- * call), and equal multisets of results give equal digests. flink/bench/digest.go computes the same
- * on the Go side, and both are pinned to the same known answers (DigestTest, TestDigestKnownAnswers).
+ * call), and equal multisets of results give equal digests. internal/flinkrun's Digest computes the
+ * same on the Go side, and both are pinned to the same known answers (WindowBenchTest, and
+ * TestDigestKnownAnswers in Go).
  */
 public final class Digest extends ProcessFunction<Result, Void> {
   /** The accumulators' names, as {@link Pass} reads them. */

@@ -42,7 +42,7 @@ import org.apache.flink.streaming.util.TestStreamEnvironment;
  * no allowed lateness behind {@link DedupById}, with the course's benchmark config (windows of
  * kit.BenchmarkWindow = 1 s, a watermark kit.BenchmarkDisorder = 5 s behind, asked after every
  * event), on one MiniCluster in this JVM at parallelism 1 with object reuse, on the
- * HashMapStateBackend or the EmbeddedRocksDBStateBackend. The Go benchmark in flink/bench times it
+ * HashMapStateBackend or the EmbeddedRocksDBStateBackend. flink/parity's BenchmarkFlinkPeer times it
  * beside the course's reference, in turns, and checks that both produce the same results.
  *
  * <p>What a pass runs, and so what it costs: the source hands out events already in memory ({@link
@@ -53,7 +53,8 @@ import org.apache.flink.streaming.util.TestStreamEnvironment;
  * dev.flkbyo.flink.jobs.CountAndSum} and {@link dev.flkbyo.flink.jobs.WindowResult}), whose
  * results go to the {@link Digest} sink, chained. Even at parallelism 1 each {@code keyBy} is an
  * exchange between tasks, so every event is serialized and deserialized twice (once without dedup),
- * and the three tasks are three threads. The JVM and the MiniCluster start once, before any pass.
+ * and the three tasks are three threads (WindowBenchTest pins the tasks). The JVM starts once, the
+ * MiniCluster with the first pass (an untimed one in the Go benchmark), and both serve every pass.
  *
  * <p>Two ways in: as a kind of {@link dev.flkbyo.flink.Runner} ("windowbench": a spec naming a file
  * of events, one operation per pass, one {@link Pass} per operation), which is how the Go benchmark
@@ -231,10 +232,10 @@ public final class WindowBench {
   }
 
   /**
-   * Times the job on its own: {@code --events FILE} (JSON lines, as the Go benchmark writes them
-   * with -flink.keep-events), {@code --variants hashmap,rocksdb}, {@code --warmup 1} untimed passes
-   * of each variant, then {@code --passes 5} rounds, each a pass of every variant in turn; one JSON
-   * {@link Pass} a line on standard output, warm-up passes included, marked.
+   * Times the job on its own: {@code --events FILE} (JSON lines, as flinkrun.WriteEvents writes
+   * them), {@code --variants hashmap,rocksdb}, {@code --warmup 1} untimed passes of each variant,
+   * then {@code --passes 5} rounds, each a pass of every variant in turn; one JSON {@link Pass} a
+   * line on standard output, warm-up passes included, marked.
    */
   public static void main(String[] args) throws Exception {
     Map<String, String> flags = new HashMap<>(Map.of("events", "", "variants", "hashmap,rocksdb", "warmup", "1", "passes", "5"));
