@@ -209,7 +209,12 @@ public final class WindowBench {
             .setNumSlotsPerTaskManager(1)
             .setConfiguration(conf)
             .build());
-    c.start();
+    try {
+      c.start();
+    } catch (Exception e) {
+      Files.deleteIfExists(rocksDir); // still empty: a later pass starts again with a new one
+      throw e;
+    }
     cluster = c;
     Runtime.getRuntime().addShutdownHook(new Thread(WindowBench::stop, "window bench: stop"));
   }
