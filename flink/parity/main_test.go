@@ -23,6 +23,15 @@ var flink *flinkrun.Runner
 // missing says what is missing when flink is nil.
 var missing string
 
+// env is the machine's Java and Maven and the course's Flink module, for
+// the benchmarks' own JVM (peer_bench_test.go); nil when flink is.
+var env *flinkrun.Env
+
+// timed is the Flink runner BenchmarkFlinkPeer times, in a JVM of its own
+// tuned for timing (flinkrun.Env.StartForTiming), started by the first
+// benchmark that needs it; nil until then, and in a run of tests alone.
+var timed *peer
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	code, err := run(m)
@@ -38,7 +47,7 @@ func run(m *testing.M) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	env, err := flinkrun.Find(root)
+	env, err = flinkrun.Find(root)
 	if err != nil {
 		if os.Getenv("FLK_FLINK") == "required" {
 			return 0, fmt.Errorf("FLK_FLINK=required, but %w", err)
@@ -57,11 +66,16 @@ func run(m *testing.M) (int, error) {
 	if err := flink.Close(); err != nil && code == 0 {
 		return 0, fmt.Errorf("the Flink runner: %w", err)
 	}
+	if timed != nil {
+		if err := timed.close(); err != nil && code == 0 {
+			return 0, fmt.Errorf("the benchmarks' Flink runner: %w", err)
+		}
+	}
 	return code, nil
 }
 
-// needFlink skips t when Java or Maven is missing.
-func needFlink(t *testing.T) {
+// needFlink skips t (a test or a benchmark) when Java or Maven is missing.
+func needFlink(t testing.TB) {
 	t.Helper()
 	if flink == nil {
 		t.Skipf("Flink is not in the loop here: %s", missing)

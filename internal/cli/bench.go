@@ -8,6 +8,7 @@ import (
 
 	"github.com/flk-byo/course/internal/bench"
 	"github.com/flk-byo/course/internal/coursedir"
+	"github.com/flk-byo/course/internal/flinkrun"
 )
 
 func benchCommand(io IO) *ucli.Command {
@@ -53,7 +54,11 @@ with its range over the 3: a quick answer, with the noise floor beside it (how f
 reference's own runs were apart; a lab identical to the reference reads within it).
 --full runs go's default benchtime 5 times, stage 01's baselines to 4 000 000 events
 and stage 04 at a million windows: minutes, not seconds, and narrower ranges. A line is
-printed as each benchmark finishes.
+printed as each benchmark finishes. Where Java 17 and Maven are there, --full ends by
+timing Apache Flink beside the reference (not lab/): the benchmark stream through the
+same window job in Flink, on its heap and RocksDB state backends, results checked equal;
+Flink's cost per event over the reference's, with ranges (docs/PERFORMANCE.md, Flink
+beside the reference). Without them it says in one line that it skipped Flink.
 
 The test binaries it builds are kept in .de/bench/, one per package, so a run at the
 same stage with lab/ unchanged links nothing, and after an edit to lab/ only the lab's is
@@ -106,9 +111,32 @@ a benchmark panicked or failed), 2 when de bench could not run.`,
 			if errors.As(err, &work) {
 				return failed(err) // the lab's failure: exit 1
 			}
-			return err // nil, or de bench could not run: exit 2
+			if err != nil || !o.Full {
+				return err // nil, or de bench could not run: exit 2
+			}
+			return e.benchFlink(c, o.Count)
 		},
 	}
+}
+
+// benchFlink is the end of de bench --full: the reference beside Apache
+// Flink, count runs, where Java and Maven are there; where they are not, a
+// line that says so. An error is de bench's (exit 2): Flink's results that
+// differ from the reference's are the course's bug, not the lab's.
+func (e *env) benchFlink(c *ucli.Context, count int) error {
+	if _, err := flinkrun.Find(e.root); err != nil {
+		e.printf("Flink beside the reference: skipped, %v\n", err)
+		return nil
+	}
+	e.printf("timing Apache Flink beside the reference over the benchmark stream (%d runs, each a few Flink jobs; the first builds the Flink module if needed)…\n", count)
+	samples, err := bench.RunFlinkPeer(c.Context, e.root, count, e.Stderr)
+	if len(samples) > 0 {
+		bench.ReportFlinkPeer(e.Stdout, samples)
+	}
+	if err != nil {
+		return fmt.Errorf("Flink beside the reference: %w", err)
+	}
+	return nil
 }
 
 // The runs of de bench: the default one, quick, and --full's.

@@ -194,18 +194,38 @@ type Runner struct {
 	mu     sync.Mutex // guards stderr, written by exec's copying goroutine
 }
 
-// Start starts the runner; Build first. Close stops it.
+// Start starts the runner; Build first. Close stops it. The JVM is tuned
+// to start fast and run short scenarios: the C1 compiler only and the
+// serial garbage collector.
 func (e *Env) Start(ctx context.Context) (*Runner, error) {
+	return e.start(ctx, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
+}
+
+// TimingHeap is the heap of the JVM StartForTiming starts: fixed, so that
+// every machine times Flink with the same heap, whatever its memory.
+const TimingHeap = "2g"
+
+// StartForTiming starts the runner as Start does, but in a JVM as a Flink
+// task manager runs: both JIT compilers (C2 compiles the hot paths after
+// C1) and the JVM's default garbage collector (G1), with a fixed heap of
+// TimingHeap. It is for benchmarks, which warm it up before they time it:
+// Start's flags make a JVM that starts fast and runs slower.
+func (e *Env) StartForTiming(ctx context.Context) (*Runner, error) {
+	return e.start(ctx, "-Xms"+TimingHeap, "-Xmx"+TimingHeap)
+}
+
+// start starts the runner in a JVM with the flags jvm.
+func (e *Env) start(ctx context.Context, jvm ...string) (*Runner, error) {
 	cp, err := os.ReadFile(e.classpathFile())
 	if err != nil {
 		return nil, fmt.Errorf("the Flink module is not built (%w): build it first", err)
 	}
 	classes := filepath.Join(e.Module, "target", "classes")
-	cmd := exec.CommandContext(ctx, e.Java,
-		"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss4m",
+	args := append(jvm, "-Xss4m",
 		"-Dlog4j2.level=OFF", "-Dorg.slf4j.simpleLogger.defaultLogLevel=off",
 		"-cp", classes+string(os.PathListSeparator)+strings.TrimSpace(string(cp)),
 		"dev.flkbyo.flink.Runner")
+	cmd := exec.CommandContext(ctx, e.Java, args...)
 	r := &Runner{cmd: cmd, stderr: &tailBuffer{}}
 	cmd.Stderr = lockedWriter{&r.mu, r.stderr}
 	if r.in, err = cmd.StdinPipe(); err != nil {

@@ -135,3 +135,9 @@ func sample(reps int, pass func()) func() time.Duration {
 		return cpuTime() - start
 	}
 }
+
+// CPUTime returns the CPU time the process has used so far, user and
+// system, on all its threads (see cpuTime): for a benchmark outside this
+// package that times a pass of its own the way Race does, such as
+// flink/parity's BenchmarkFlinkPeer, which times the reference beside a JVM.
+func CPUTime() time.Duration { return cpuTime() }

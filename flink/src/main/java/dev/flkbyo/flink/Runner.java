@@ -39,7 +39,8 @@ public final class Runner {
           "idleness", IdlenessRun::run,
           "seenttl", SeenTTLRun::run,
           "broadcast", BroadcastRun::run,
-          "twophase", TwoPhaseRun::run);
+          "twophase", TwoPhaseRun::run,
+          "windowbench", dev.flkbyo.flink.bench.WindowBench::run);
 
   /** The answer to one scenario. */
   record Answer(List<?> steps, String error) {}
@@ -68,6 +69,7 @@ public final class Runner {
       out.newLine();
       out.flush();
     }
+    System.exit(0); // a kind may have started a local Flink cluster (windowbench), whose threads would keep the JVM alive
   }
 
   static List<?> run(Request r, ObjectMapper json) throws Exception {

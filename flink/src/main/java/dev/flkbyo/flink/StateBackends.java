@@ -26,7 +26,7 @@ import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
  * syncs its files as it opens, snapshots and closes, which on a busy disk costs a scenario on
  * RocksDB several times what its operator does.
  */
-final class StateBackends implements AutoCloseable {
+public final class StateBackends implements AutoCloseable {
   private final String name;
   private final Path dir; // RocksDB's folder; null on the heap
 
@@ -41,14 +41,21 @@ final class StateBackends implements AutoCloseable {
       return new StateBackends("hashmap", null);
     }
     if (name.equals("rocksdb")) {
-      Path shm = Path.of("/dev/shm");
-      Path dir =
-          Files.isDirectory(shm) && Files.isWritable(shm)
-              ? Files.createTempDirectory(shm, "flkbyo-rocksdb-")
-              : Files.createTempDirectory("flkbyo-rocksdb-");
-      return new StateBackends(name, dir);
+      return new StateBackends(name, scratchDir("flkbyo-rocksdb-"));
     }
     throw new IllegalArgumentException("unknown state backend " + name + "; known: hashmap, rocksdb");
+  }
+
+  /**
+   * Makes a new folder for RocksDB's files: under /dev/shm, in memory, when the machine has one we
+   * can write to, else in the system's temporary folder (see the class's Javadoc). The caller
+   * deletes it.
+   */
+  public static Path scratchDir(String prefix) throws IOException {
+    Path shm = Path.of("/dev/shm");
+    return Files.isDirectory(shm) && Files.isWritable(shm)
+        ? Files.createTempDirectory(shm, prefix)
+        : Files.createTempDirectory(prefix);
   }
 
   /** A new backend object, for one harness. */

@@ -32,10 +32,15 @@ public final class Events {
    */
   public static DataStream<Event> from(
       StreamExecutionEnvironment env, List<Event> input, WatermarkStrategy<Event> watermarks) {
-    return env.fromData(input, TYPE)
-        .name("events")
-        .assignTimestampsAndWatermarks(watermarks)
-        .name("timestamps and watermarks")
-        .setParallelism(1);
+    return timed(env.fromData(input, TYPE).name("events"), watermarks);
+  }
+
+  /**
+   * Returns the events of a source with timestamps and watermarks from the strategy, made right
+   * behind it at parallelism 1, as {@link #from} makes them: for a job that reads its events from
+   * a source of its own (the benchmark's, dev.flkbyo.flink.bench.WindowBench).
+   */
+  public static DataStream<Event> timed(DataStream<Event> source, WatermarkStrategy<Event> watermarks) {
+    return source.assignTimestampsAndWatermarks(watermarks).name("timestamps and watermarks").setParallelism(1);
   }
 }
