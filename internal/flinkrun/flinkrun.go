@@ -49,7 +49,11 @@ type Env struct {
 // Find returns the Env of the course at root, or an error that says in one
 // line what is missing: Java 17 or later, or Maven, on PATH.
 func Find(root string) (*Env, error) {
-	e := &Env{Module: filepath.Join(root, "flink")}
+	module, err := filepath.EvalSymlinks(filepath.Join(root, "flink")) // Stale walks the folder itself
+	if err != nil {
+		return nil, fmt.Errorf("the course's Flink module: %w", err)
+	}
+	e := &Env{Module: module}
 	if _, err := os.Stat(filepath.Join(e.Module, "pom.xml")); err != nil {
 		return nil, fmt.Errorf("the course's Flink module: %w", err)
 	}
@@ -194,18 +198,36 @@ type Runner struct {
 	mu     sync.Mutex // guards stderr, written by exec's copying goroutine
 }
 
-// Start starts the runner; Build first. Close stops it.
-func (e *Env) Start(ctx context.Context) (*Runner, error) {
+// java returns the command that runs the module's class main with args;
+// Build first.
+func (e *Env) java(ctx context.Context, main string, args ...string) (*exec.Cmd, error) {
 	cp, err := os.ReadFile(e.classpathFile())
 	if err != nil {
 		return nil, fmt.Errorf("the Flink module is not built (%w): build it first", err)
 	}
 	classes := filepath.Join(e.Module, "target", "classes")
-	cmd := exec.CommandContext(ctx, e.Java,
+	argv := []string{
 		"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss4m",
 		"-Dlog4j2.level=OFF", "-Dorg.slf4j.simpleLogger.defaultLogLevel=off",
-		"-cp", classes+string(os.PathListSeparator)+strings.TrimSpace(string(cp)),
-		"dev.flkbyo.flink.Runner")
+		"-cp", classes + string(os.PathListSeparator) + strings.TrimSpace(string(cp)),
+		main,
+	}
+	return exec.CommandContext(ctx, e.Java, append(argv, args...)...), nil
+}
+
+// JobCommand returns the command that runs one of the module's graduation
+// jobs (flink/jobs.md), dev.flkbyo.flink.jobs.<job>, with args (its
+// flags); the caller sets its standard streams. Build first.
+func (e *Env) JobCommand(ctx context.Context, job string, args ...string) (*exec.Cmd, error) {
+	return e.java(ctx, "dev.flkbyo.flink.jobs."+job, args...)
+}
+
+// Start starts the runner; Build first. Close stops it.
+func (e *Env) Start(ctx context.Context) (*Runner, error) {
+	cmd, err := e.java(ctx, "dev.flkbyo.flink.Runner")
+	if err != nil {
+		return nil, err
+	}
 	r := &Runner{cmd: cmd, stderr: &tailBuffer{}}
 	cmd.Stderr = lockedWriter{&r.mu, r.stderr}
 	if r.in, err = cmd.StdinPipe(); err != nil {
