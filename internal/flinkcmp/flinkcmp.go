@@ -225,10 +225,9 @@ func orNothing(s string) string {
 // progress shows the Flink module's build: Maven's lines counted, on one
 // line redrawn in place when live, or as a plain line every hundred.
 type progress struct {
-	w       io.Writer
-	live    bool
-	lines   int
-	partial bool // the last write ended inside a line
+	w     io.Writer
+	live  bool
+	lines int
 }
 
 func (p *progress) start() {
@@ -238,10 +237,8 @@ func (p *progress) start() {
 func (p *progress) Write(b []byte) (int, error) {
 	for _, c := range b {
 		if c != '\n' {
-			p.partial = true
 			continue
 		}
-		p.partial = false
 		p.lines++
 		switch {
 		case p.live:

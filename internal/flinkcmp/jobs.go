@@ -89,11 +89,10 @@ var jobs = map[int]job{
 
 // notComparable says, for a stage without a job here, why.
 var notComparable = map[int]string{
-	7: "its demo is about processing time: two partitions, one of which goes quiet for seconds on a clock, and a file of events has no clock. " +
-		"Flink measures idleness in processing time too, and on a finite input read at full speed no partition is ever idle, so its job gives the results of no idleness at all (flink/jobs.md). " +
-		"The parity test TestIdlenessMatchesFlink compares the two on a manual clock",
-	11: "its alerts depend on how the rules interleave with the events and on the rules' own watermark, which a file of events and a file of rules do not fix. " +
-		"The parity test TestBroadcastMatchesFlink compares the two call by call",
+	7: "idleness is measured in processing time, which a file of events does not have, so Flink's job, reading it at full speed, " +
+		"never finds a partition idle (flink/jobs.md); TestIdlenessMatchesFlink in flink/parity compares the two on a manual clock",
+	11: "its alerts depend on how the rules interleave with the events, which a file of events and a file of rules do not fix; " +
+		"TestBroadcastMatchesFlink in flink/parity compares the two call by call",
 }
 
 // Comparable reports whether stage n (1-based) has a comparison, and if
