@@ -107,7 +107,8 @@ func runScripts(t *testing.T, dir string) {
 		// [root]: de runs as root, as de grade --as-user needs; [user:NAME]:
 		// the system has that user; [reference]: the course has its
 		// reference (a student template does not); [java]: Java 17 or
-		// later and Maven are on PATH, as de flink needs.
+		// later and Maven are on PATH, as de flink needs (with
+		// FLK_FLINK=required, as in CI, their absence fails the script).
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "root":
@@ -115,6 +116,9 @@ func runScripts(t *testing.T, dir string) {
 			case "reference":
 				return coursedir.HasReference(root), nil
 			case "java":
+				if !flink.available(root) && os.Getenv("FLK_FLINK") == "required" {
+					return false, fmt.Errorf("FLK_FLINK=required, and Java 17 or Maven is missing: %v", flink.findErr)
+				}
 				return flink.available(root), nil
 			}
 			if name, ok := strings.CutPrefix(cond, "user:"); ok {
@@ -299,6 +303,7 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 type flinkModule struct {
 	findOnce  sync.Once
 	env       *flinkrun.Env
+	findErr   error
 	buildOnce sync.Once
 	buildErr  error
 }
@@ -306,7 +311,7 @@ type flinkModule struct {
 // available reports whether Java and Maven are there for the module at
 // root.
 func (f *flinkModule) available(root string) bool {
-	f.findOnce.Do(func() { f.env, _ = flinkrun.Find(root) })
+	f.findOnce.Do(func() { f.env, f.findErr = flinkrun.Find(root) })
 	return f.env != nil
 }
 
