@@ -6,8 +6,14 @@
 // The lab's side is a driver compiled with lab/ (internal/labjob/stageNN,
 // build tag lab) and run as a child process, so that the learner's code
 // never runs inside de; Flink's side is the job's main, run by
-// internal/flinkrun's Java once the module is built. Everything either
+// internal/flinkrun's Java once the module is built. Everything the lab's
 // side writes goes under the course's .de/flink/.
+//
+// The jobs apply the course's conventions themselves (docs/PARITY.md):
+// they drop redeliveries before Flink's operators (deliberate difference
+// 1), and their per-event watermarks are Flink's BoundedOutOfOrderness
+// ones, max − delay − 1, the course's max − delay in Flink's terms. What is
+// left to map is the order of the output, which Compare does.
 package flinkcmp
 
 import (
@@ -108,7 +114,11 @@ func runLab(ctx context.Context, root string, stage int, dir string, events []by
 		if !errors.As(err, &ee) {
 			return jobio.Output{}, fmt.Errorf("building your lab/ with stage %02d's driver: %w", stage, err)
 		}
-		return jobio.Output{}, &LabError{fmt.Sprintf("your lab/ does not build with stage %02d's driver (%s): de test FLK-BYO/%02d shows every compile error", stage, firstError(out), stage)}
+		first := firstError(out)
+		if _, name, ok := strings.Cut(first, "undefined: lab."); ok {
+			return jobio.Output{}, &LabError{fmt.Sprintf("your lab/ has no %s yet, which stage %02d's driver calls: de start FLK-BYO/%02d starts the stage", name, stage, stage)}
+		}
+		return jobio.Output{}, &LabError{fmt.Sprintf("your lab/ does not build with stage %02d's driver (%s): de test shows every compile error", stage, first)}
 	}
 	work := filepath.Join(dir, "lab")
 	if err := os.RemoveAll(work); err != nil {
