@@ -46,6 +46,13 @@ type Stream struct {
 	// (stage 06's rescale).
 	RestoreParallelism int
 
+	// Rules are stage 11's rules stream, in the order they arrive: after
+	// Events[:RulesAfter], before the rest. The rules' watermark is the
+	// largest rule timestamp seen minus RuleDelay, raised after every rule.
+	Rules      []Rule
+	RulesAfter int
+	RuleDelay  int64
+
 	// CheckpointEvery is stage 05's: the job takes a checkpoint after
 	// every CheckpointEvery source events.
 	CheckpointEvery int
@@ -55,15 +62,23 @@ type Stream struct {
 	CrashAfterPreCommit int64
 }
 
+// Rule is one element of stage 11's rules stream: from event time TS on, a
+// window result of a key that starts with Prefix alerts when its Sum
+// reaches Threshold.
+type Rule struct {
+	Prefix    string
+	Threshold int64
+	TS        int64
+}
+
 // ev is a demo event.
 func ev(id, key string, ts, value int64) kit.Event {
 	return kit.Event{ID: id, Key: key, TS: ts, Value: value}
 }
 
-// streams are the stages' demo streams, by stage number. Stages 07 and 11
-// have none: their demos are scripts of more than events (arrival times on
-// a clock and two partitions for 07; rules and the rules' watermark,
-// interleaved with the events, for 11).
+// streams are the stages' demo streams, by stage number. Stage 07 has
+// none: its demo is a script of arrival times on a clock, in two
+// partitions, more than a stream of events.
 var streams = map[int]Stream{
 	1: {
 		Events: []kit.Event{
@@ -132,6 +147,17 @@ var streams = map[int]Stream{
 		},
 		WindowSize: 10, AllowedLateness: 5, SeenTTL: 15,
 	},
+	11: {
+		// The events' watermark fires [0,10) before the rules arrive; the
+		// rules then pass 10, and a rule behind their watermark is late.
+		// A snapshot after the rules is restored on 3 subtasks, then e4.
+		Events: []kit.Event{
+			ev("e1", "eu-1", 2, 7), ev("e2", "us-1", 4, 3), ev("e3", "eu-1", 13, 1), ev("e4", "us-1", 15, 2),
+		},
+		Rules:      []Rule{{Prefix: "eu-", Threshold: 5, TS: 8}, {Prefix: "us-", Threshold: 1, TS: 10}, {Prefix: "eu-", Threshold: 100, TS: 9}},
+		RulesAfter: 3,
+		WindowSize: 10, Parallelism: 2, MaxParallelism: 8, RestoreAfter: 3, RestoreParallelism: 3,
+	},
 	12: {
 		// A checkpoint after e3; the restored processor gets e3 again,
 		// then e4 and e5.
@@ -148,5 +174,6 @@ var streams = map[int]Stream{
 func Of(n int) (Stream, bool) {
 	s, ok := streams[n]
 	s.Events = append([]kit.Event(nil), s.Events...)
+	s.Rules = append([]Rule(nil), s.Rules...)
 	return s, ok
 }

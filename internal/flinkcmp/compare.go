@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 
+	"github.com/flk-byo/course/internal/demostream"
 	"github.com/flk-byo/course/internal/jobio"
 	"github.com/flk-byo/course/kit"
 )
@@ -27,8 +29,8 @@ type Comparison struct {
 // Agree reports whether the two outputs are the same.
 func (c Comparison) Agree() bool { return c.Differ == 0 }
 
-// Compare puts the outputs of stage n's lab and Flink, both fed input,
-// into the same order and aligns them line by line:
+// Compare puts the outputs of a stage's lab and Flink, both fed the stream
+// s, into the same order and aligns them line by line:
 //
 //   - results stable-sorted by (End, Start, Key): the jobs print no steps,
 //     so the convention of comparing one call's results in that order
@@ -38,14 +40,18 @@ func (c Comparison) Agree() bool { return c.Differ == 0 }
 //   - late events in the order they arrived in input, as subtasks may
 //     interleave them;
 //   - stage 02: Flink's last rolling sum per key, by key, against each of
-//     the lab's final sums.
-func Compare(lab, flink jobio.Output, input []kit.Event) Comparison {
-	left, right := lines(lab, input, false), lines(flink, input, true)
+//     the lab's final sums;
+//   - stage 11: alerts stably by their results' (End, Start, Key), then
+//     by prefix (one result's alerts), as the job sorts them; late rules
+//     in the order they arrived.
+func Compare(lab, flink jobio.Output, s demostream.Stream) Comparison {
+	left, right := lines(lab, s, false), lines(flink, s, true)
 	return align(left, right)
 }
 
 // lines renders an output as the lines the view compares.
-func lines(o jobio.Output, input []kit.Event, rolling bool) []string {
+func lines(o jobio.Output, s demostream.Stream, rolling bool) []string {
+	input := s.Events
 	var out []string
 	results := slices.Clone(o.Results)
 	slices.SortStableFunc(results, kit.CompareResults)
@@ -69,6 +75,13 @@ func lines(o jobio.Output, input []kit.Event, rolling bool) []string {
 	for _, e := range sums {
 		out = append(out, fmt.Sprintf("%s sum=%d (first event %s)", kit.ShowString(e.Key), e.Value, kit.ShowString(e.ID)))
 	}
+	alerts := slices.Clone(o.Alerts)
+	slices.SortStableFunc(alerts, func(a, b jobio.Alert) int {
+		return cmp.Or(kit.CompareResults(a.Result, b.Result), cmp.Compare(a.Rule.Prefix, b.Rule.Prefix))
+	})
+	for _, a := range alerts {
+		out = append(out, fmt.Sprintf("ALERT %s ≥ %s", a.Result, ruleString(a.Rule)))
+	}
 	late := slices.Clone(o.Late)
 	arrived := map[kit.Event]int{}
 	for i, e := range input {
@@ -80,7 +93,19 @@ func lines(o jobio.Output, input []kit.Event, rolling bool) []string {
 	for _, e := range late {
 		out = append(out, "late "+e.String())
 	}
+	lateRules := slices.Clone(o.LateRules)
+	slices.SortStableFunc(lateRules, func(a, b jobio.Rule) int {
+		return cmp.Compare(slices.Index(s.Rules, demostream.Rule(a)), slices.Index(s.Rules, demostream.Rule(b)))
+	})
+	for _, r := range lateRules {
+		out = append(out, "late rule "+ruleString(r))
+	}
 	return out
+}
+
+// ruleString renders a rule as de demo does.
+func ruleString(r jobio.Rule) string {
+	return fmt.Sprintf("{%s ≥ %d from %d}", strconv.Quote(r.Prefix), r.Threshold, r.TS)
 }
 
 // position is where e first arrived in the input; an event the input does

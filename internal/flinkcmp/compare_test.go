@@ -27,6 +27,7 @@ func ev(id, key string, ts, value int64) kit.Event {
 // differs row by row.
 func TestCompareAppliesTheConventions(t *testing.T) {
 	input := []kit.Event{ev("e1", "a", 1, 1), ev("e2", "b", 3, 2), ev("e3", "a", 8, 6)}
+	rules := []demostream.Rule{{Prefix: "x", Threshold: 1, TS: 1}, {Prefix: "eu-", Threshold: 100, TS: 9}}
 	cases := []struct {
 		name       string
 		lab, flink jobio.Output
@@ -82,6 +83,32 @@ func TestCompareAppliesTheConventions(t *testing.T) {
 			differ: 2,
 		},
 		{
+			name: "alerts by result then prefix, late rules in arrival order",
+			lab: jobio.Output{
+				Alerts: []jobio.Alert{
+					{Result: res("us-1", 10, 20, 1, 2, false), Rule: jobio.Rule{Prefix: "us-", Threshold: 1, TS: 10}},
+					{Result: res("eu-1", 0, 10, 1, 7, false), Rule: jobio.Rule{Prefix: "eu-1", Threshold: 5, TS: 8}},
+					{Result: res("eu-1", 0, 10, 1, 7, false), Rule: jobio.Rule{Prefix: "eu-", Threshold: 5, TS: 8}},
+				},
+				LateRules: []jobio.Rule{{Prefix: "eu-", Threshold: 100, TS: 9}, {Prefix: "x", Threshold: 1, TS: 1}},
+			},
+			flink: jobio.Output{
+				Alerts: []jobio.Alert{
+					{Result: res("eu-1", 0, 10, 1, 7, false), Rule: jobio.Rule{Prefix: "eu-", Threshold: 5, TS: 8}},
+					{Result: res("eu-1", 0, 10, 1, 7, false), Rule: jobio.Rule{Prefix: "eu-1", Threshold: 5, TS: 8}},
+					{Result: res("us-1", 10, 20, 1, 2, false), Rule: jobio.Rule{Prefix: "us-", Threshold: 1, TS: 10}},
+				},
+				LateRules: []jobio.Rule{{Prefix: "x", Threshold: 1, TS: 1}, {Prefix: "eu-", Threshold: 100, TS: 9}},
+			},
+			rows: []Row{
+				{`ALERT eu-1 [0,10) count=1 sum=7 ≥ {"eu-" ≥ 5 from 8}`, `ALERT eu-1 [0,10) count=1 sum=7 ≥ {"eu-" ≥ 5 from 8}`, true},
+				{`ALERT eu-1 [0,10) count=1 sum=7 ≥ {"eu-1" ≥ 5 from 8}`, `ALERT eu-1 [0,10) count=1 sum=7 ≥ {"eu-1" ≥ 5 from 8}`, true},
+				{`ALERT us-1 [10,20) count=1 sum=2 ≥ {"us-" ≥ 1 from 10}`, `ALERT us-1 [10,20) count=1 sum=2 ≥ {"us-" ≥ 1 from 10}`, true},
+				{`late rule {"x" ≥ 1 from 1}`, `late rule {"x" ≥ 1 from 1}`, true},
+				{`late rule {"eu-" ≥ 100 from 9}`, `late rule {"eu-" ≥ 100 from 9}`, true},
+			},
+		},
+		{
 			name:  "nothing on either side agrees",
 			lab:   jobio.Output{},
 			flink: jobio.Output{},
@@ -89,7 +116,7 @@ func TestCompareAppliesTheConventions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := Compare(c.lab, c.flink, input)
+			got := Compare(c.lab, c.flink, demostream.Stream{Events: input, Rules: rules})
 			if len(got.Rows) != len(c.rows) {
 				t.Fatalf("Compare gave %d rows, want %d:\n got %+v\nwant %+v", len(got.Rows), len(c.rows), got.Rows, c.rows)
 			}
@@ -117,7 +144,7 @@ func TestEveryStageIsComparedOrSaysWhyNot(t *testing.T) {
 		switch {
 		case ok && (!hasStream || err != nil):
 			t.Errorf("stage %02d is comparable but has no demo stream (%v) or no driver (%v)", n, hasStream, err)
-		case ok && len(jobs[n].flags(demostream.Stream{})) == 0:
+		case ok && len(jobs[n].flags(demostream.Stream{}, "rules.jsonl")) == 0:
 			t.Errorf("stage %02d's job gets no flags: its own defaults would decide", n)
 		case !ok && !strings.Contains(why, "has no output de flink can compare: "):
 			t.Errorf("stage %02d is not comparable and says %q, not why", n, why)

@@ -84,8 +84,22 @@ func Run(ctx context.Context, o Options) (bool, error) {
 	if err := os.WriteFile(filepath.Join(dir, "events.jsonl"), events.Bytes(), 0o644); err != nil {
 		return false, err
 	}
+	rules := filepath.Join(dir, "rules.jsonl")
+	if len(s.Rules) > 0 {
+		rs := make([]jobio.Rule, len(s.Rules))
+		for i, r := range s.Rules {
+			rs[i] = jobio.Rule(r)
+		}
+		var b bytes.Buffer
+		if err := jobio.WriteRules(&b, rs); err != nil {
+			return false, err
+		}
+		if err := os.WriteFile(rules, b.Bytes(), 0o644); err != nil {
+			return false, err
+		}
+	}
 	st := o.Style
-	fmt.Fprintf(o.Out, "%s\n", st.Bold(fmt.Sprintf("Stage %02d's demo stream (%d events, as de demo FLK-BYO/%02d shows them) through your lab/ and through Apache Flink (%s)", o.Stage, len(s.Events), o.Stage, j.class)))
+	fmt.Fprintf(o.Out, "%s\n", st.Bold(fmt.Sprintf("Stage %02d's demo stream (%s, as de demo FLK-BYO/%02d shows them) through your lab/ and through Apache Flink (%s)", o.Stage, count(s), o.Stage, j.class)))
 	for _, n := range j.notes {
 		fmt.Fprintf(o.Out, "%s\n", st.Dim("  "+n))
 	}
@@ -94,11 +108,11 @@ func Run(ctx context.Context, o Options) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	flinkOut, err := runFlink(ctx, env, o, j.class, j.flags(s), events.Bytes())
+	flinkOut, err := runFlink(ctx, env, o, j.class, j.flags(s, rules), events.Bytes())
 	if err != nil {
 		return false, err
 	}
-	c := Compare(labOut, flinkOut, s.Events)
+	c := Compare(labOut, flinkOut, s)
 	render(o.Out, st, c)
 	return c.Agree(), nil
 }
@@ -267,4 +281,13 @@ func (p *progress) end(ok bool) {
 	if ok {
 		fmt.Fprintln(p.w, "Built the Flink module.")
 	}
+}
+
+// count says how many events, and rules, s has.
+func count(s demostream.Stream) string {
+	n := fmt.Sprintf("%d events", len(s.Events))
+	if len(s.Rules) > 0 {
+		n += fmt.Sprintf(" and %d rules", len(s.Rules))
+	}
+	return n
 }
