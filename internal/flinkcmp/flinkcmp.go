@@ -4,7 +4,7 @@
 // side by side, after the conventions of docs/PARITY.md.
 //
 // The lab's side is a driver compiled with lab/ (internal/labjob/stageNN,
-// build tag lab) and run as a child process, so that the learner's code
+// build tags lab and labjob) and run as a child process, so that the learner's code
 // never runs inside de; Flink's side is the job's main, run by
 // internal/flinkrun's Java once the module is built. Everything the lab's
 // side writes goes under the course's .de/flink/.
@@ -121,7 +121,7 @@ func Run(ctx context.Context, o Options) (bool, error) {
 // with a fresh work folder dir/lab.
 func runLab(ctx context.Context, root string, stage int, dir string, events []byte) (jobio.Output, error) {
 	bin := filepath.Join(dir, "lab-driver")
-	build := exec.CommandContext(ctx, "go", "build", "-tags", "lab", "-o", bin, fmt.Sprintf("./internal/labjob/stage%02d", stage))
+	build := exec.CommandContext(ctx, "go", "build", "-tags", "lab,labjob", "-o", bin, fmt.Sprintf("./internal/labjob/stage%02d", stage))
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		var ee *exec.ExitError

@@ -1,13 +1,16 @@
 // Package labjob is what the drivers of `de flink` share: each stage has a
-// small program, internal/labjob/stageNN (build tag lab), compiled with the
-// learner's lab/ and run by de as a child process, so that the learner's
+// small program, internal/labjob/stageNN, compiled with the learner's lab/
+// and run by de as a child process, so that the learner's
 // code never runs inside de. A driver reads its stage's demo stream on
 // standard input, runs it through the lab as the stage's graduation job
 // runs it through Flink (flink/jobs.md), and prints what came out in the
 // job's JSON lines (internal/jobio).
 //
-// This package does not import lab/: it builds without it, and its test
-// checks Main's protocol.
+// The drivers build only with the tags lab and labjob: an editor set to
+// -tags=lab (.vscode/settings.json) leaves them alone, since a lab that
+// has not reached a stage lacks what that stage's driver calls. This
+// package does not import lab/: it builds without it, and its test checks
+// Run's protocol.
 package labjob
 
 import (

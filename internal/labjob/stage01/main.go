@@ -1,4 +1,4 @@
-//go:build lab
+//go:build lab && labjob
 
 // Command stage01 runs stage 01's demo stream through the learner's lab/
 // as flink/…/jobs/Stage01TumblingWindows runs it through Flink, and prints the same JSON

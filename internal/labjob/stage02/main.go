@@ -1,4 +1,4 @@
-//go:build lab
+//go:build lab && labjob
 
 // Command stage02 runs stage 02's demo stream through the learner's lab/
 // as flink/…/jobs/Stage02KeyedReduce runs it through Flink, and prints the same JSON

@@ -1,4 +1,4 @@
-//go:build lab
+//go:build lab && labjob
 
 // Command stage03 runs stage 03's demo stream through the learner's lab/
 // as flink/…/jobs/Stage03Lateness runs it through Flink, and prints the same JSON

@@ -1,4 +1,4 @@
-//go:build lab
+//go:build lab && labjob
 
 // Command stage04 runs stage 04's demo stream through the learner's lab/
 // as flink/…/jobs/Stage04Checkpoints runs it through Flink, and prints the same JSON

@@ -1,4 +1,4 @@
-//go:build lab
+//go:build lab && labjob
 
 // Command stage05 runs stage 05's demo stream through the learner's lab/
 // as flink/…/jobs/Stage05TwoPhaseCommit runs it through Flink, and prints the same JSON

@@ -1,4 +1,4 @@
-//go:build lab
+//go:build lab && labjob
 
 // Command stage06 runs stage 06's demo stream through the learner's lab/
 // as flink/…/jobs/Stage06Rescaling runs it through Flink, and prints the same JSON

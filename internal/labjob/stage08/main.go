@@ -1,4 +1,4 @@
-//go:build lab
+//go:build lab && labjob
 
 // Command stage08 runs stage 08's demo stream through the learner's lab/
 // as flink/…/jobs/Stage08Sessions runs it through Flink, and prints the same JSON

@@ -1,4 +1,4 @@
-//go:build lab
+//go:build lab && labjob
 
 // Command stage09 runs stage 09's demo stream through the learner's lab/
 // as flink/…/jobs/Stage09Sliding runs it through Flink, and prints the same JSON

@@ -1,4 +1,4 @@
-//go:build lab
+//go:build lab && labjob
 
 // Command stage10 runs stage 10's demo stream through the learner's lab/
 // as flink/…/jobs/Stage10SeenTtl runs it through Flink, and prints the same JSON

@@ -1,4 +1,4 @@
-//go:build lab
+//go:build lab && labjob
 
 // Command stage11 runs stage 11's demo stream through the learner's lab/
 // as flink/…/jobs/Stage11Broadcast runs it through Flink, and prints the

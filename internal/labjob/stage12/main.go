@@ -1,4 +1,4 @@
-//go:build lab
+//go:build lab && labjob
 
 // Command stage12 runs stage 12's demo stream through the learner's lab/
 // as flink/…/jobs/Stage12RocksDb runs it through Flink, and prints the same JSON
