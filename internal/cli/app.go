@@ -126,7 +126,7 @@ var quietFailure = &exitError{code: ExitFailed}
 // command given more says so instead of ignoring them: de hint FLK-BYO/05
 // must not quietly spend a hint of the current stage.
 // Subcommands go by their full name: "drill start".
-var maxArgs = map[string]int{"start": 1, "solution": 1, "demo": 1, "completion": 1, "classroom template": 1,
+var maxArgs = map[string]int{"start": 1, "solution": 1, "demo": 1, "flink": 1, "completion": 1, "classroom template": 1,
 	"drill start": 1, "drill test": 1, "drill hint": 1, "drill explain": 1, "drill reset": 1}
 
 // argsHint says, for a command that takes no arguments, what to do instead.
@@ -212,6 +212,7 @@ Examples:
    de hint                 reveal the next hint of the current stage
    de list                 every stage with its state
    de demo FLK-BYO/03      watch the reference handle a late correction, step by step
+   de flink FLK-BYO/03     the same stream through your lab/ and Apache Flink, side by side
    de watch                re-run the tests each time you save a file in lab/ (h: hint, q: quit)
    de reset                the current stage's skeleton back; your files go to .de/backup/
    de solution FLK-BYO/01  the reference files of a stage you have passed
@@ -229,6 +230,7 @@ Examples:
 			listCommand(io),
 			checkCommand(io),
 			demoCommand(io),
+			flinkCommand(io),
 			gradeCommand(io),
 			watchCommand(io), resetCommand(io), solutionCommand(io), completionCommand(io),
 			benchCommand(io), classroomCommand(io), drillCommand(io),

@@ -89,7 +89,7 @@ func completionCommand(io IO) *ucli.Command {
 }
 
 // completeStages prints every ready stage's reference, one a line, for
-// commands whose argument is a stage (start, solution). Once a stage is
+// commands whose argument is a stage (start, solution, flink). Once a stage is
 // typed it offers nothing more.
 func completeStages(c *ucli.Context) {
 	if c.NArg() > 0 {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -17,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -24,6 +26,7 @@ import (
 	"github.com/flk-byo/course"
 	"github.com/flk-byo/course/internal/catalog"
 	"github.com/flk-byo/course/internal/coursedir"
+	"github.com/flk-byo/course/internal/flinkrun"
 	"github.com/flk-byo/course/internal/grade"
 	"github.com/flk-byo/course/internal/refview"
 )
@@ -65,6 +68,7 @@ func runScripts(t *testing.T, dir string) {
 		}
 		goEnv[k] = strings.TrimSpace(string(out))
 	}
+	var flink flinkModule
 	testscript.Run(t, testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
@@ -102,13 +106,20 @@ func runScripts(t *testing.T, dir string) {
 		},
 		// [root]: de runs as root, as de grade --as-user needs; [user:NAME]:
 		// the system has that user; [reference]: the course has its
-		// reference (a student template does not).
+		// reference (a student template does not); [java]: Java 17 or
+		// later and Maven are on PATH, as de flink needs (with
+		// FLK_FLINK=required, as in CI, their absence fails the script).
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "root":
 				return os.Geteuid() == 0, nil
 			case "reference":
 				return coursedir.HasReference(root), nil
+			case "java":
+				if !flink.available(root) && os.Getenv("FLK_FLINK") == "required" {
+					return false, fmt.Errorf("FLK_FLINK=required, and Java 17 or Maven is missing: %v", flink.findErr)
+				}
+				return flink.available(root), nil
 			}
 			if name, ok := strings.CutPrefix(cond, "user:"); ok {
 				_, err := user.Lookup(name)
@@ -124,6 +135,9 @@ func runScripts(t *testing.T, dir string) {
 			"gradejson":   cmdGradeJSON, "junitxml": cmdJUnitXML, "classroomout": cmdClassroomOutput,
 			"await": cmdAwait, "awaitproc": cmdAwaitProc, "noproc": cmdNoProc, "signal": cmdSignal,
 			"exits": cmdExits,
+			"flinkmodule": func(ts *testscript.TestScript, neg bool, args []string) {
+				flink.cmd(ts, neg, args, root)
+			},
 		},
 	})
 }
@@ -281,4 +295,41 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
 	}
+}
+
+// flinkModule is the course's Flink module as the scripts of one test run
+// share it: found once, and built at most once, before any script's de
+// flink needs it, so that no two Maven builds write flink/target at once.
+type flinkModule struct {
+	findOnce  sync.Once
+	env       *flinkrun.Env
+	findErr   error
+	buildOnce sync.Once
+	buildErr  error
+}
+
+// available reports whether Java and Maven are there for the module at
+// root.
+func (f *flinkModule) available(root string) bool {
+	f.findOnce.Do(func() { f.env, f.findErr = flinkrun.Find(root) })
+	return f.env != nil
+}
+
+// cmd is the script command "flinkmodule [build]": it links the scratch
+// course's flink/ to the course's own (the scratch copy has only what the
+// suites need), and with build, builds the module if it is stale, once per
+// test run (a script that builds must check [java] first).
+func (f *flinkModule) cmd(ts *testscript.TestScript, neg bool, args []string, root string) {
+	if neg || len(args) > 1 || (len(args) == 1 && args[0] != "build") {
+		ts.Fatalf("usage: flinkmodule [build]")
+	}
+	ts.Check(os.Symlink(filepath.Join(root, "flink"), ts.MkAbs("flink")))
+	if len(args) == 0 {
+		return
+	}
+	if !f.available(root) {
+		ts.Fatalf("flinkmodule build: no Java or Maven; check [java] first")
+	}
+	f.buildOnce.Do(func() { f.buildErr = f.env.Build(context.Background(), nil) })
+	ts.Check(f.buildErr)
 }

@@ -3,6 +3,7 @@ package demo
 import (
 	"fmt"
 
+	"github.com/flk-byo/course/internal/demostream"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -26,9 +27,13 @@ func demo10[C any, P seenTTLOp](config func(size, lateness int64) C, newTTL func
 }
 
 func runDemo10[C any, P seenTTLOp](n *narrator, config func(size, lateness int64) C, newTTL func(C, int64) (P, error), newPlain func(C) (P, error)) error {
-	const size, lateness = 10, 5
+	st, ok := demostream.Of(10)
+	if !ok {
+		return fmt.Errorf("demostream has no stream for stage 10")
+	}
+	size, lateness, e := st.WindowSize, st.AllowedLateness, st.Events
 	cfg := config(size, lateness)
-	line := int64(size + lateness)
+	line := size + lateness
 	n.say("Tumbling windows of 10 ms, watermark = largest timestamp seen, allowed lateness 5.")
 	n.say("Window [0,10) fires at watermark 10 and expires at 15. The line is WindowSize + AllowedLateness = %d.", line)
 
@@ -44,21 +49,21 @@ func runDemo10[C any, P seenTTLOp](n *narrator, config func(size, lateness int64
 		} else {
 			n.step(fmt.Sprintf("seen TTL %d, on the line", ttl))
 		}
-		t.process(ev("a1", "a", 0, 1), "the first instant of [0,10): its ID is the first to be forgotten; TTL "+fmt.Sprint(ttl)+" "+forgets)
+		t.process(e[0], "the first instant of [0,10): its ID is the first to be forgotten; TTL "+fmt.Sprint(ttl)+" "+forgets)
 		note := "watermark 14: [0,10) has fired, and takes corrections until 15"
 		if ttl < line {
 			note += "; a1's ID is forgotten now"
 		}
-		t.process(ev("b1", "b", 14, 1), note)
+		t.process(e[1], note)
 		n.say("remembered IDs: %d", p.RememberedIDs())
 		if ttl < line {
 			delete(t.seen, "a1") // forgotten: the tape must not call the redelivery a no-op
-			t.process(ev("a1", "a", 0, 1), "a1's ID was forgotten at 14, a watermark before its window expired: counted a second time")
+			t.process(e[2], "a1's ID was forgotten at 14, a watermark before its window expired: counted a second time")
 		} else {
-			t.process(ev("a1", "a", 0, 1), "remembered until 15, the watermark that expires [0,10): no redelivery can be counted twice")
-			t.process(ev("c1", "c", 15, 1), "watermark 15: [0,10) expires, and a1's ID is forgotten with it")
+			t.process(e[2], "remembered until 15, the watermark that expires [0,10): no redelivery can be counted twice")
+			t.process(e[3], "watermark 15: [0,10) expires, and a1's ID is forgotten with it")
 			delete(t.seen, "a1")
-			t.process(ev("a1", "a", 0, 1), "forgotten, but its window has expired: late, as it would be anyway; no result changes")
+			t.process(e[4], "forgotten, but its window has expired: late, as it would be anyway; no result changes")
 		}
 		n.say("remembered IDs: %d", p.RememberedIDs())
 		t.picture()

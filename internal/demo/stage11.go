@@ -14,7 +14,9 @@ import (
 // watermark, and alerts with the late-arriving rule; a rule behind the
 // rules' watermark goes to the side output; the state survives a rescale.
 func demo11(n *narrator) error {
-	cfg := solutions.ParallelConfig{Processor: solutions.Config{WindowSize: 10}, Parallelism: 2, MaxParallelism: 8}
+	s := stream(11)
+	e, rule := s.Events, func(i int) solutions.Rule { return solutions.Rule(s.Rules[i]) }
+	cfg := solutions.ParallelConfig{Processor: solutions.Config{WindowSize: s.WindowSize}, Parallelism: s.Parallelism, MaxParallelism: s.MaxParallelism}
 	b, err := solutions.NewBroadcastProcessor(cfg)
 	if err != nil {
 		return err
@@ -24,15 +26,15 @@ func demo11(n *narrator) error {
 	r := &ruleTape{n: n, b: b}
 
 	n.step("the events' watermark fires [0,10), but the rules' watermark is behind")
-	r.event(ev("e1", "eu-1", 2, 7), "")
-	r.event(ev("e2", "us-1", 4, 3), "")
-	r.event(ev("e3", "eu-1", 13, 1), "the events' watermark is 13: [0,10) fires on the events' side, and waits")
+	r.event(e[0], "")
+	r.event(e[1], "")
+	r.event(e[2], "the events' watermark is 13: [0,10) fires on the events' side, and waits")
 	n.say("The combined watermark is min(13, none) = none: a rule stamped before 10 may still be on its way.")
 
 	n.step("the rules arrive, slower than the events")
-	r.rule(solutions.Rule{Prefix: "eu-", Threshold: 5, TS: 8}, "stamped 8, before [0,10)'s end: in force for it")
-	r.rule(solutions.Rule{Prefix: "us-", Threshold: 1, TS: 10}, "stamped 10: in force from [10,20) on, not for [0,10)")
-	for i := range 2 {
+	r.rule(rule(0), "stamped 8, before [0,10)'s end: in force for it")
+	r.rule(rule(1), "stamped 10: in force from [10,20) on, not for [0,10)")
+	for i := range s.Parallelism {
 		n.say("subtask %d holds %s", i, rulesList(b.RulesOn(i)))
 	}
 
@@ -41,7 +43,7 @@ func demo11(n *narrator) error {
 	r.picture()
 
 	n.step("a rule behind the rules' watermark is late")
-	r.rule(solutions.Rule{Prefix: "eu-", Threshold: 100, TS: 9}, "")
+	r.rule(rule(2), "")
 	n.say("LateRules: %s; it changes no alert, neither [0,10)'s nor any still to come.", rulesList(b.LateRules()))
 
 	n.step("snapshot, restore on 3 subtasks, carry on")
@@ -49,14 +51,14 @@ func demo11(n *narrator) error {
 	if err != nil {
 		return err
 	}
-	if r.b, err = solutions.RestoreBroadcastProcessor(snap, 3, cfg.MaxParallelism); err != nil {
+	if r.b, err = solutions.RestoreBroadcastProcessor(snap, s.RestoreParallelism, cfg.MaxParallelism); err != nil {
 		return err
 	}
-	for i := range 3 {
+	for i := range s.RestoreParallelism {
 		n.say("subtask %d holds %s", i, rulesList(r.b.RulesOn(i)))
 	}
 	n.say("Every subtask, the new one too, has its own copy of the broadcast state.")
-	r.event(ev("e4", "us-1", 15, 2), "")
+	r.event(e[3], "")
 	n.say("At the end, eu-1 sums to 1 in [10,20), below 5: no alert; us-1 sums to 2, and the rule stamped 10 is in force.")
 	r.flush()
 	r.picture()

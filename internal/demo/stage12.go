@@ -26,7 +26,9 @@ func demo12(n *narrator) error {
 		return err
 	}
 	defer live.Close()
-	cfg := solutions.Config{WindowSize: 10, WatermarkDelay: 5}
+	s := stream(12)
+	before, replay, rest := s.Events[:s.RestoreAfter], s.Events[s.RestoreAfter], s.Events[s.RestoreAfter+1:]
+	cfg := solutions.Config{WindowSize: s.WindowSize, WatermarkDelay: s.WatermarkDelay, AllowedLateness: s.AllowedLateness}
 	p, err := solutions.NewBackendProcessor(cfg, live)
 	if err != nil {
 		return err
@@ -36,9 +38,9 @@ func demo12(n *narrator) error {
 	t := newTape(n, p, cfg.WindowSize, 0, 0)
 
 	n.step("events go in; their state becomes keys in the store")
-	t.process(ev("e1", "a", 1, 1), "")
-	t.process(ev("e2", "b", 4, 2), "")
-	t.process(ev("e3", "a", 8, 4), "")
+	for _, e := range before {
+		t.process(e, "")
+	}
 	if err := showKeys(n, live); err != nil {
 		return err
 	}
@@ -50,7 +52,6 @@ func demo12(n *narrator) error {
 	}
 	n.say("checkpoint written to its own directory; the job commits its name with the output so far")
 
-	rest := []kit.Event{ev("e4", "b", 16, 8), ev("e5", "a", 23, 16)}
 	n.step("the job goes on, then dies")
 	for _, e := range rest {
 		t.process(e, "")
@@ -69,8 +70,8 @@ func demo12(n *narrator) error {
 	}
 	n.say("restored: watermark %s, as at the checkpoint; the live directory is not read", kit.FormatWatermark(q.Watermark()))
 	r := newTape(n, q, cfg.WindowSize, 0, 0)
-	r.resumeFrom(t, 3)
-	r.process(ev("e3", "a", 8, 4), "e3's ID is in the checkpoint: the replayed duplicate changes nothing")
+	r.resumeFrom(t, len(before))
+	r.process(replay, "e3's ID is in the checkpoint: the replayed duplicate changes nothing")
 	for _, e := range rest {
 		r.process(e, "")
 	}
@@ -81,7 +82,7 @@ func demo12(n *narrator) error {
 		return err
 	}
 	var want []kit.Result
-	for _, e := range append(slices.Clone(t.events[:3]), rest...) {
+	for _, e := range append(slices.Clone(before), rest...) {
 		want = append(want, whole.Process(e)...)
 	}
 	want = append(want, whole.Flush()...)

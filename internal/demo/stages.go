@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flk-byo/course/internal/demostream"
 	"github.com/flk-byo/course/kit"
 	"github.com/flk-byo/course/solutions"
 )
@@ -36,33 +37,45 @@ var demos = map[int]demo{
 	12: {"state on disk in Pebble: a checkpoint, a crash, a restore", demo12},
 }
 
+// stream returns stage n's demo stream (internal/demostream), which
+// de flink runs through the learner's lab/ and Flink too.
+func stream(n int) demostream.Stream {
+	s, ok := demostream.Of(n)
+	if !ok {
+		panic(fmt.Sprintf("demostream has no stream for stage %02d", n)) // the demos below name only stages that have one
+	}
+	return s
+}
+
 func demo01(n *narrator) error {
-	cfg := solutions.Config{WindowSize: 10, WatermarkDelay: 5}
+	s := stream(1)
+	cfg := solutions.Config{WindowSize: s.WindowSize, WatermarkDelay: s.WatermarkDelay}
 	p, err := solutions.NewProcessor(cfg)
 	if err != nil {
 		return err
 	}
+	e := s.Events
 	n.say("Tumbling windows of 10 ms, watermark = largest timestamp seen − 5.")
 	t := newTape(n, p, cfg.WindowSize, 0, 0)
 
 	n.step("events in order fill their windows; nothing fires yet")
-	t.process(ev("e1", "a", 1, 1), "")
-	t.process(ev("e2", "b", 3, 2), "")
-	t.process(ev("e3", "a", 12, 3), "window [10,20) opens; the watermark is 7, below 10, so [0,10) stays open")
+	t.process(e[0], "")
+	t.process(e[1], "")
+	t.process(e[2], "window [10,20) opens; the watermark is 7, below 10, so [0,10) stays open")
 	t.picture()
 
 	n.step("an out-of-order event that is still on time")
-	t.process(ev("e4", "a", 4, 4), "it arrives after e3@12 but the watermark (7) has not passed its window's end (10): counted")
+	t.process(e[3], "it arrives after e3@12 but the watermark (7) has not passed its window's end (10): counted")
 
 	n.step("a duplicate: at-least-once input delivers e2 again")
-	t.process(ev("e2", "b", 3, 2), "")
+	t.process(e[4], "")
 	t.picture()
 
 	n.step("the watermark passes 10: window [0,10) fires")
-	t.process(ev("e5", "b", 16, 5), "watermark 16 − 5 = 11 ≥ 10: every key's [0,10) result goes out, in (End, Start, Key) order")
+	t.process(e[5], "watermark 16 − 5 = 11 ≥ 10: every key's [0,10) result goes out, in (End, Start, Key) order")
 
 	n.step("an event for a window that has fired: late")
-	t.process(ev("e6", "a", 8, 6), "with no allowed lateness, [0,10) expired when it fired")
+	t.process(e[6], "with no allowed lateness, [0,10) expired when it fired")
 	t.picture()
 
 	n.step("end of input")
@@ -73,11 +86,8 @@ func demo01(n *narrator) error {
 }
 
 func demo02(n *narrator) error {
-	events := []kit.Event{
-		ev("e1", "alice", 0, 3), ev("e2", "bob", 0, 1), ev("e3", "carol", 0, 4), ev("e4", "alice", 0, 1),
-		ev("e5", "dave", 0, 5), ev("e6", "bob", 0, 9), ev("e7", "carol", 0, 2), ev("e8", "alice", 0, 6),
-	}
-	const workers = 3
+	s := stream(2)
+	events, workers := s.Events, s.Parallelism
 	n.say("Sum the values per key on %d workers: FromSlice → KeyBy(Key) → Reduce(sum, %d) → RunParallel.", workers, workers)
 
 	n.step("every key has one worker: PartitionOf(key, 3) = StableHash(key) mod 3")
@@ -97,9 +107,9 @@ func demo02(n *narrator) error {
 	}
 
 	n.step("run it: each worker folds its keys, in stream order")
-	s := solutions.FromSlice(events)
+	src := solutions.FromSlice(events)
 	sum := func(acc, v kit.Event) kit.Event { acc.Value += v.Value; return acc }
-	got := solutions.RunParallel(solutions.KeyBy(s, func(e kit.Event) string { return e.Key }).Reduce(sum, workers))
+	got := solutions.RunParallel(solutions.KeyBy(src, func(e kit.Event) string { return e.Key }).Reduce(sum, workers))
 	want := map[string]int64{}
 	for _, e := range events {
 		want[e.Key] += e.Value
@@ -119,28 +129,30 @@ func orNone(xs []string) string {
 }
 
 func demo03(n *narrator) error {
-	cfg := solutions.Config{WindowSize: 10, AllowedLateness: 10}
+	s := stream(3)
+	cfg := solutions.Config{WindowSize: s.WindowSize, WatermarkDelay: s.WatermarkDelay, AllowedLateness: s.AllowedLateness}
 	p, err := solutions.NewProcessor(cfg)
 	if err != nil {
 		return err
 	}
+	e := s.Events
 	n.say("Tumbling windows of 10 ms, watermark = largest timestamp seen, allowed lateness 10:")
 	n.say("a window fires when the watermark reaches its end and keeps its state 10 ms longer.")
 	t := newTape(n, p, cfg.WindowSize, 0, cfg.AllowedLateness)
 
 	n.step("window [0,10) fires")
-	t.process(ev("e1", "a", 2, 1), "")
-	t.process(ev("e2", "a", 5, 2), "")
-	t.process(ev("e3", "a", 11, 3), "")
+	t.process(e[0], "")
+	t.process(e[1], "")
+	t.process(e[2], "")
 	t.picture()
 
 	n.step("a late correction: an event for [0,10) after it fired, within the lateness")
-	t.process(ev("e4", "a", 7, 4), "the watermark (11) is below 10 + 10: the window still has its state, so it re-emits, as an update")
+	t.process(e[3], "the watermark (11) is below 10 + 10: the window still has its state, so it re-emits, as an update")
 	t.picture()
 
 	n.step("the watermark passes 20: [0,10) expires")
-	t.process(ev("e5", "a", 21, 5), "[10,20) fires; [0,10) is dropped, its lateness over")
-	t.process(ev("e6", "a", 3, 6), "[0,10) no longer exists: too late even for a correction")
+	t.process(e[4], "[10,20) fires; [0,10) is dropped, its lateness over")
+	t.process(e[5], "[0,10) no longer exists: too late even for a correction")
 	t.picture()
 
 	n.step("end of input")
@@ -165,19 +177,23 @@ func lastPerWindow(rs []kit.Result) []kit.Result {
 }
 
 func demo04(n *narrator) error {
-	cfg := solutions.Config{WindowSize: 10}
+	s := stream(4)
+	cfg := solutions.Config{WindowSize: s.WindowSize, WatermarkDelay: s.WatermarkDelay, AllowedLateness: s.AllowedLateness}
 	p, err := solutions.NewProcessor(cfg)
 	if err != nil {
 		return err
 	}
+	// before the snapshot; the restored processor's first event replays
+	// the last of them, then rest come.
+	before, replay, rest := s.Events[:s.RestoreAfter], s.Events[s.RestoreAfter], s.Events[s.RestoreAfter+1:]
 	n.say("Tumbling windows of 10 ms, watermark = largest timestamp seen. A snapshot is all of the")
 	n.say("processor's state as bytes; a restored processor continues exactly where the first one was.")
 	t := newTape(n, p, cfg.WindowSize, 0, 0)
 
 	n.step("process, then take a snapshot")
-	t.process(ev("e1", "a", 1, 1), "")
-	t.process(ev("e2", "b", 4, 2), "")
-	t.process(ev("e3", "a", 12, 3), "")
+	for _, e := range before {
+		t.process(e, "")
+	}
 	snap, err := p.Snapshot()
 	if err != nil {
 		return err
@@ -186,7 +202,6 @@ func demo04(n *narrator) error {
 		len(snap), snap[:4], snap[4])
 	t.picture()
 
-	rest := []kit.Event{ev("e4", "b", 15, 4), ev("e5", "a", 23, 5)}
 	n.step("the job goes on, then crashes")
 	for _, e := range rest {
 		t.process(e, "")
@@ -200,8 +215,8 @@ func demo04(n *narrator) error {
 	}
 	n.say("restored: watermark %s, as at the snapshot", kit.FormatWatermark(q.Watermark()))
 	r := newTape(n, q, cfg.WindowSize, 0, 0)
-	r.resumeFrom(t, 3)
-	r.process(ev("e3", "a", 12, 3), "e3 is among the seen IDs in the snapshot: a replayed duplicate changes nothing")
+	r.resumeFrom(t, len(before))
+	r.process(replay, "e3 is among the seen IDs in the snapshot: a replayed duplicate changes nothing")
 	for _, e := range rest {
 		r.process(e, "")
 	}
@@ -225,22 +240,21 @@ func demo05(n *narrator) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	source := []kit.Event{
-		ev("e1", "a", 1, 1), ev("e2", "a", 12, 2), ev("e3", "b", 14, 3),
-		ev("e4", "a", 25, 4), ev("e5", "b", 27, 5), ev("e6", "a", 31, 6),
-	}
-	cfg := solutions.JobConfig{Processor: solutions.Config{WindowSize: 10}, Dir: dir, CheckpointEvery: 2}
+	s := stream(5)
+	source := s.Events
+	cfg := solutions.JobConfig{Processor: solutions.Config{WindowSize: s.WindowSize}, Dir: dir, CheckpointEvery: s.CheckpointEvery}
 	n.say("RunJob: source → windows of 10 ms → two-phase-commit sink, a checkpoint after every 2 events.")
 	n.say("The source is %s.", eventsList(source))
 
 	n.step("run the job; it crashes after pre-committing checkpoint 2, before storing it")
 	var steps []string
+	crashAt := s.CrashAfterPreCommit
 	cfg.OnStep = func(s solutions.Step, id int64) {
 		if s == solutions.StepWrite {
 			return
 		}
 		steps = append(steps, fmt.Sprintf("%s %d", s, id))
-		if s == solutions.StepAfterPreCommit && id == 2 {
+		if s == solutions.StepAfterPreCommit && id == crashAt {
 			panic(crash{})
 		}
 	}
@@ -341,13 +355,17 @@ func resultsOrNone(rs []kit.Result) string {
 }
 
 func demo06(n *narrator) error {
-	const maxP = 8
-	cfg := solutions.ParallelConfig{Processor: solutions.Config{WindowSize: 10}, Parallelism: 2, MaxParallelism: maxP}
+	s := stream(6)
+	maxP := s.MaxParallelism
+	cfg := solutions.ParallelConfig{Processor: solutions.Config{WindowSize: s.WindowSize}, Parallelism: s.Parallelism, MaxParallelism: maxP}
 	pp, err := solutions.NewParallelProcessor(cfg)
 	if err != nil {
 		return err
 	}
-	keys := []string{"a", "b", "c", "d", "e"}
+	var keys []string
+	for _, e := range s.Events[:s.RestoreAfter] {
+		keys = append(keys, e.Key)
+	}
 	n.say("Windows of 10 ms on 2 subtasks, max parallelism %d: each key belongs to a key group,", maxP)
 	n.say("and each subtask owns a contiguous range of key groups.")
 
@@ -361,8 +379,8 @@ func demo06(n *narrator) error {
 		n.say("key %s → key group %d → subtask %d", k, kg, solutions.TaskForKeyGroup(kg, maxP, 2))
 	}
 	t := newTape(n, pp, 10, 0, 0)
-	for i, k := range keys {
-		t.process(ev(fmt.Sprintf("e%d", i+1), k, int64(i+1), int64(i+1)), "")
+	for _, e := range s.Events[:s.RestoreAfter] {
+		t.process(e, "")
 	}
 	for i := range 2 {
 		n.say("state on subtask %d: keys %s", i, orNone(pp.KeysOn(i)))
@@ -373,7 +391,7 @@ func demo06(n *narrator) error {
 	if err != nil {
 		return err
 	}
-	qq, err := solutions.RestoreParallelProcessor(snap, 3, maxP)
+	qq, err := solutions.RestoreParallelProcessor(snap, s.RestoreParallelism, maxP)
 	if err != nil {
 		return err
 	}
@@ -385,8 +403,8 @@ func demo06(n *narrator) error {
 
 	n.step("carry on at the new parallelism")
 	t.moveTo(qq)
-	t.process(ev("e6", "a", 12, 6), "the watermark passes 10: every key's [0,10) fires, on whichever subtask now holds it")
-	t.process(ev("e2", "b", 2, 2), "a replay of e2 after the rescale: its key group's seen IDs moved with it")
+	t.process(s.Events[s.RestoreAfter], "the watermark passes 10: every key's [0,10) fires, on whichever subtask now holds it")
+	t.process(s.Events[s.RestoreAfter+1], "a replay of e2 after the rescale: its key group's seen IDs moved with it")
 	t.flush()
 	t.picture()
 
@@ -463,7 +481,9 @@ func quietPartition(n *narrator, timeout time.Duration) error {
 }
 
 func demo08(n *narrator) error {
-	cfg := solutions.SessionConfig{Gap: 10, AllowedLateness: 30}
+	s := stream(8)
+	e := s.Events
+	cfg := solutions.SessionConfig{Gap: s.Gap, AllowedLateness: s.AllowedLateness}
 	p, err := solutions.NewSessionProcessor(cfg)
 	if err != nil {
 		return err
@@ -474,21 +494,21 @@ func demo08(n *narrator) error {
 	t := newTape(n, p, 0, cfg.Gap, cfg.AllowedLateness)
 
 	n.step("two sessions of a, one of b")
-	t.process(ev("e1", "a", 0, 1), "")
-	t.process(ev("e2", "a", 18, 2), "18 is more than 10 after 0: a second session")
-	t.process(ev("e3", "b", 5, 3), "")
+	t.process(e[0], "")
+	t.process(e[1], "18 is more than 10 after 0: a second session")
+	t.process(e[2], "")
 	t.advance(30)
 	n.say("downstream holds %s", held(t.emitted))
 	t.picture()
 
 	n.step("a late bridge: a@9 joins both sessions of a")
-	t.process(ev("e4", "a", 9, 4), "[9,19) touches [0,10) and [18,28): they merge into [0,28), which the watermark has passed, so it fires at once")
+	t.process(e[3], "[9,19) touches [0,10) and [18,28): they merge into [0,28), which the watermark has passed, so it fires at once")
 	n.say("downstream holds %s", held(t.emitted))
 	t.picture()
 
 	n.step("too late: the watermark passes 28 + 30")
 	t.advance(60)
-	t.process(ev("e5", "a", 5, 5), "[5,15) would need a session that has expired")
+	t.process(e[4], "[5,15) would need a session that has expired")
 	t.flush()
 	n.say("downstream holds %s", held(t.emitted))
 	t.picture()

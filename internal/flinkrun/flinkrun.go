@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,7 +50,11 @@ type Env struct {
 // Find returns the Env of the course at root, or an error that says in one
 // line what is missing: Java 17 or later, or Maven, on PATH.
 func Find(root string) (*Env, error) {
-	e := &Env{Module: filepath.Join(root, "flink")}
+	module, err := filepath.EvalSymlinks(filepath.Join(root, "flink")) // Stale walks the folder itself
+	if err != nil {
+		return nil, fmt.Errorf("the course's Flink module: %w", err)
+	}
+	e := &Env{Module: module}
 	if _, err := os.Stat(filepath.Join(e.Module, "pom.xml")); err != nil {
 		return nil, fmt.Errorf("the course's Flink module: %w", err)
 	}
@@ -194,12 +199,15 @@ type Runner struct {
 	mu     sync.Mutex // guards stderr, written by exec's copying goroutine
 }
 
-// Start starts the runner; Build first. Close stops it. The JVM is tuned
-// to start fast and run short scenarios: the C1 compiler only and the
-// serial garbage collector.
+// Start starts the runner in a JVM tuned to start fast and run short
+// scenarios (fastJVM); Build first. Close stops it.
 func (e *Env) Start(ctx context.Context) (*Runner, error) {
-	return e.start(ctx, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
+	return e.start(ctx, fastJVM...)
 }
+
+// fastJVM are the flags of a JVM that starts fast and runs short work:
+// the C1 compiler only and the serial garbage collector.
+var fastJVM = []string{"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"}
 
 // TimingHeap is the heap of the JVM StartForTiming starts: fixed, so that
 // every machine times Flink with the same heap, whatever its memory.
@@ -214,18 +222,34 @@ func (e *Env) StartForTiming(ctx context.Context) (*Runner, error) {
 	return e.start(ctx, "-Xms"+TimingHeap, "-Xmx"+TimingHeap)
 }
 
-// start starts the runner in a JVM with the flags jvm.
-func (e *Env) start(ctx context.Context, jvm ...string) (*Runner, error) {
+// JobCommand returns the command that runs one of the module's graduation
+// jobs (flink/jobs.md), dev.flkbyo.flink.jobs.<job>, with args (its
+// flags); the caller sets its standard streams. Build first.
+func (e *Env) JobCommand(ctx context.Context, job string, args ...string) (*exec.Cmd, error) {
+	return e.java(ctx, fastJVM, "dev.flkbyo.flink.jobs."+job, args...)
+}
+
+// java returns the command that runs the module's class main with args in
+// a JVM with the flags jvm; Build first.
+func (e *Env) java(ctx context.Context, jvm []string, main string, args ...string) (*exec.Cmd, error) {
 	cp, err := os.ReadFile(e.classpathFile())
 	if err != nil {
 		return nil, fmt.Errorf("the Flink module is not built (%w): build it first", err)
 	}
 	classes := filepath.Join(e.Module, "target", "classes")
-	args := append(jvm, "-Xss4m",
+	argv := append(slices.Clone(jvm), "-Xss4m",
 		"-Dlog4j2.level=OFF", "-Dorg.slf4j.simpleLogger.defaultLogLevel=off",
 		"-cp", classes+string(os.PathListSeparator)+strings.TrimSpace(string(cp)),
-		"dev.flkbyo.flink.Runner")
-	cmd := exec.CommandContext(ctx, e.Java, args...)
+		main)
+	return exec.CommandContext(ctx, e.Java, append(argv, args...)...), nil
+}
+
+// start starts the runner in a JVM with the flags jvm.
+func (e *Env) start(ctx context.Context, jvm ...string) (*Runner, error) {
+	cmd, err := e.java(ctx, jvm, "dev.flkbyo.flink.Runner")
+	if err != nil {
+		return nil, err
+	}
 	r := &Runner{cmd: cmd, stderr: &tailBuffer{}}
 	cmd.Stderr = lockedWriter{&r.mu, r.stderr}
 	if r.in, err = cmd.StdinPipe(); err != nil {
