@@ -24,6 +24,7 @@ import (
 
 	"github.com/flk-byo/course/internal/demostream"
 	"github.com/flk-byo/course/internal/jobio"
+	"github.com/flk-byo/course/kit"
 )
 
 // Input is what a driver's run gets: the stage's demo settings, the events
@@ -32,6 +33,28 @@ import (
 type Input struct {
 	Stream demostream.Stream
 	Dir    string
+}
+
+// Windows is what the drivers of the stages whose job is windows alone
+// (01, 03, 09, 10) call on the lab's processor: the calls of stage 01's
+// card, which the later processors keep.
+type Windows interface {
+	Process(e kit.Event) []kit.Result
+	Flush() []kit.Result
+	Late() []kit.Event
+}
+
+// RunWindows processes every event through p, then flushes, as the
+// graduation jobs of those stages run a bounded stream: the results in
+// the order p emitted them, then the late events.
+func RunWindows(p Windows, events []kit.Event) jobio.Output {
+	var out jobio.Output
+	for _, e := range events {
+		out.Results = append(out.Results, p.Process(e)...)
+	}
+	out.Results = append(out.Results, p.Flush()...)
+	out.Late = p.Late()
+	return out
 }
 
 // NotWritten is the one line a driver prints when the lab panics with a

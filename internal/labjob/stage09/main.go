@@ -20,11 +20,5 @@ func run(in labjob.Input) (jobio.Output, error) {
 	if err != nil {
 		return jobio.Output{}, err
 	}
-	var out jobio.Output
-	for _, e := range s.Events {
-		out.Results = append(out.Results, p.Process(e)...)
-	}
-	out.Results = append(out.Results, p.Flush()...)
-	out.Late = p.Late()
-	return out, nil
+	return labjob.RunWindows(p, s.Events), nil
 }
