@@ -473,21 +473,33 @@ func ticks(ax axis, windows []Window, wm int64, tt texts) []tick {
 
 // TimeText writes a time for a drawing, by default: near an end of the
 // int64 range relative to it ("MinInt64+10", "MaxInt64−1"), as it is
-// otherwise.
-// (windowtest.NearEdge says the same in a failure message's longer form.)
+// otherwise. (windowtest.NearEdge says the same in a failure message's
+// longer form.)
 func TimeText(ts int64) string {
-	const near = 1 << 20
+	end, dist, near := Edge(ts)
 	switch {
-	case ts == math.MinInt64:
-		return "MinInt64"
-	case ts == math.MaxInt64:
-		return "MaxInt64"
-	case ts < math.MinInt64+near:
-		return fmt.Sprintf("MinInt64+%d", ts-math.MinInt64)
-	case ts > math.MaxInt64-near:
-		return fmt.Sprintf("MaxInt64−%d", math.MaxInt64-ts)
+	case !near:
+		return strconv.FormatInt(ts, 10)
+	case dist == 0:
+		return end
+	case end == "MinInt64":
+		return fmt.Sprintf("MinInt64+%d", dist)
 	}
-	return strconv.FormatInt(ts, 10)
+	return fmt.Sprintf("MaxInt64−%d", dist)
+}
+
+// Edge says whether ts is near an end of the int64 range (within 2^20 of
+// it), which end ("MinInt64" or "MaxInt64"), and how far from it: a time
+// there reads better as that end and a distance than as 19 digits.
+func Edge(ts int64) (end string, dist uint64, near bool) {
+	const within = 1 << 20
+	switch {
+	case ts < math.MinInt64+within:
+		return "MinInt64", uint64(ts - math.MinInt64), true
+	case ts > math.MaxInt64-within:
+		return "MaxInt64", uint64(math.MaxInt64 - ts), true
+	}
+	return "", 0, false
 }
 
 // niceStep returns 1, 2 or 5 times a power of ten, at least d.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -216,18 +217,16 @@ func updateHint(got, want []kit.Result) string {
 // "math.MinInt64 + 99" or "math.MaxInt64 − 10", so that a failure at the
 // edges reads as the case it is; any other value as it is.
 func NearEdge(v int64) string {
-	const near = 1 << 20
+	end, dist, near := picture.Edge(v)
 	switch {
-	case v == math.MinInt64:
-		return "math.MinInt64"
-	case v == math.MaxInt64:
-		return "math.MaxInt64"
-	case v < math.MinInt64+near:
-		return fmt.Sprintf("math.MinInt64 + %d", v-math.MinInt64)
-	case v > math.MaxInt64-near:
-		return fmt.Sprintf("math.MaxInt64 − %d", math.MaxInt64-v)
+	case !near:
+		return fmt.Sprint(v)
+	case dist == 0:
+		return "math." + end
+	case end == "MinInt64":
+		return fmt.Sprintf("math.MinInt64 + %d", dist)
 	}
-	return fmt.Sprint(v)
+	return fmt.Sprintf("math.MaxInt64 − %d", dist)
 }
 
 // TimeOfDay renders ms, milliseconds since midnight, as the clock reads
