@@ -32,11 +32,12 @@ const measure = `(() => {
   const figure = sec => {
   const svg = sec.querySelector('svg.run');
   const ticks = [...svg.querySelectorAll('g.tick')].map(g => ({ts: Number(g.dataset.ts), x: box(g.querySelector('line')).cx}));
-  const bands = [...svg.querySelectorAll('g.band')].map(g => ({start: Number(g.dataset.start), end: Number(g.dataset.end), box: box(g.querySelector('rect'))}));
+  const bands = [...svg.querySelectorAll('g.band')].map(g => { const l = g.querySelector('rect.lateness'); return {start: Number(g.dataset.start), end: Number(g.dataset.end), box: box(g.querySelector('rect')), lateness: l ? box(l) : null}; });
   const events = [...svg.querySelectorAll('g.event')].map(g => ({ts: Number(g.dataset.ts), box: box(g.querySelector('circle, path, rect'))}));
   const scale = svg.getScreenCTM().a;
   const texts = [...svg.querySelectorAll('text')].map(t => ({text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale, box: box(t)}));
-  return {svg: box(svg), ticks, bands, events, texts, rows: svg.querySelectorAll('g.row').length, tableRows: sec.querySelectorAll('table tbody tr').length};
+  return {svg: box(svg), ticks, bands, events, texts, rows: svg.querySelectorAll('g.row').length, tableRows: sec.querySelectorAll('table.windows tbody tr').length,
+    rings: svg.querySelectorAll('g.event circle.ring').length, lateStatus: (sec.querySelector('table.late td.status') || {}).textContent || ''};
   };
   return {
     scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth,
@@ -68,6 +69,9 @@ type figureMeasure struct {
 		Start float64 `json:"start"`
 		End   float64 `json:"end"`
 		Box   rect    `json:"box"`
+		// Lateness is the allowed lateness drawn after the window's end,
+		// nil when there is none.
+		Lateness *rect `json:"lateness"`
 	} `json:"bands"`
 	Events []struct {
 		TS  float64 `json:"ts"`
@@ -78,8 +82,10 @@ type figureMeasure struct {
 		PX   float64 `json:"px"`
 		Box  rect    `json:"box"`
 	} `json:"texts"`
-	Rows      int `json:"rows"`
-	TableRows int `json:"tableRows"`
+	Rows       int    `json:"rows"`
+	TableRows  int    `json:"tableRows"`
+	Rings      int    `json:"rings"`      // events ringed: their side-output fate is not the wanted one
+	LateStatus string `json:"lateStatus"` // the side output table's status, when the test wanted a side output
 }
 
 // TestPagesInChromium certifies each sample page in a real browser at
@@ -224,6 +230,17 @@ func checkFigure(t *testing.T, r Run, m figureMeasure) {
 			t.Errorf("window [%.0f,%.0f)'s band spans x %.1f–%.1f, want %.1f–%.1f: its start and end on the time axis", bd.Start, bd.End, bd.Box.L, bd.Box.R, px(bd.Start), px(bd.End))
 		}
 	}
+	axisEnd := m.SVG.L + axisRight/viewWidth*(m.SVG.R-m.SVG.L) // where the time axis ends, in px
+	for _, bd := range m.Bands {
+		switch {
+		case r.Windows.Lateness > 0 && bd.Lateness == nil && bd.Box.R < axisEnd-1.5: // at the axis's end there is no room
+			t.Errorf("window [%.0f,%.0f) has no allowed lateness drawn after its end, want %d", bd.Start, bd.End, r.Windows.Lateness)
+		case r.Windows.Lateness == 0 && bd.Lateness != nil:
+			t.Errorf("window [%.0f,%.0f) has an allowed lateness drawn, want none: the run has no lateness", bd.Start, bd.End)
+		case bd.Lateness != nil && (!near(bd.Lateness.L, px(bd.End)) || bd.Lateness.R <= bd.Lateness.L):
+			t.Errorf("window [%.0f,%.0f)'s lateness spans x %.1f–%.1f, want it to start at its end, x %.1f", bd.Start, bd.End, bd.Lateness.L, bd.Lateness.R, px(bd.End))
+		}
+	}
 	for _, e := range m.Events {
 		if !near(e.Box.CX, px(e.TS)) {
 			t.Errorf("the event at %.0f is drawn at x %.1f, want %.1f: its timestamp on the axis", e.TS, e.Box.CX, px(e.TS))
@@ -231,6 +248,19 @@ func checkFigure(t *testing.T, r Run, m figureMeasure) {
 	}
 	if want := len(tableWindows(r)); m.TableRows != want {
 		t.Errorf("the windows table has %d rows, want %d: one per window that returned or was wanted a result", m.TableRows, want)
+	}
+	if want := len(slices.DeleteFunc(r.LateDiffers(), func(d bool) bool { return !d })); m.Rings != want {
+		t.Errorf("%d events are ringed, want %d: one per event whose side output is not the wanted one", m.Rings, want)
+	}
+	wantStatus := ""
+	if r.HasWantLate {
+		wantStatus = "✓ same"
+		if !slices.Equal(r.Late, r.WantLate) {
+			wantStatus = "✗ differs"
+		}
+	}
+	if m.LateStatus != wantStatus {
+		t.Errorf("the side output's status reads %q, want %q", m.LateStatus, wantStatus)
 	}
 }
 

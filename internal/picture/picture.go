@@ -48,6 +48,11 @@ type Run struct {
 	// code reported.
 	WantWatermark    int64
 	HasWantWatermark bool
+	// WantLate, when HasWantLate, is the side output the test expected at
+	// the end of the run, in order: the page marks each event whose fate
+	// differs (wanted in the side output and counted, or the other way).
+	WantLate    []kit.Event
+	HasWantLate bool
 	// Time, when set, writes a time (an event's, a window's edges, a
 	// watermark) for the page: a drill stamps its events in milliseconds
 	// since the epoch and reads them as clock times. TimeText when nil.
@@ -169,6 +174,24 @@ func (r Run) Marks() []Mark {
 		seen[e.ID] = true
 	}
 	return marks
+}
+
+// LateDiffers returns, for each step of r, whether its event's fate
+// differs from the one the test wanted: in r.Late but not in r.WantLate,
+// or the other way round (each event matched once, in order). It is all
+// false unless r.HasWantLate.
+func (r Run) LateDiffers() []bool {
+	differs := make([]bool, len(r.Steps))
+	if !r.HasWantLate {
+		return differs
+	}
+	late, want := slices.Clone(r.Late), slices.Clone(r.WantLate)
+	for i, s := range r.Steps {
+		if s.Op == OpEvent {
+			differs[i] = takeLate(&late, s.Event) != takeLate(&want, s.Event)
+		}
+	}
+	return differs
 }
 
 // takeLate removes the first event of late equal to e and reports whether

@@ -94,6 +94,19 @@ func Samples() map[string]Run {
 			},
 			WantWatermark: 24, HasWantWatermark: true,
 		},
+		// Stage 01: an event behind the watermark counted, where the test
+		// wanted it in the side output.
+		"side-output": {
+			Title:   "TestEventIsLateExactlyWhenWatermarkReachesItsWindowEnd",
+			Note:    "Late() = (none)\nwant      [e2 b@9=2]",
+			Windows: Windows{Size: 10},
+			Steps: []Step{
+				event(ev("e1", "a", 13, 1), 10),
+				event(ev("e2", "b", 9, 2), 10),
+				event(ev("e3", "b", 10, 4), 10),
+			},
+			WantLate: []kit.Event{ev("e2", "b", 9, 2)}, HasWantLate: true,
+		},
 		// Stage 04: a restore between arrivals.
 		"restore": {
 			Title:   "TestRestoreContinuesTheRun",

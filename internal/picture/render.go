@@ -78,6 +78,9 @@ type view struct {
 	Table                 []tableRow
 	HasWant               bool
 	Late                  []string
+	HasWantLate           bool
+	WantLate              []string
+	LateDiffers           bool // the side output is not the wanted one
 	Omitted               int
 	Summary               string
 	WantWM                *wantMark
@@ -101,6 +104,14 @@ type band struct {
 	X, W, Y, H  float64
 	LabelX      float64
 	LabelY      float64
+	// The window's extent in its label's lane: a bracket from X to X+W,
+	// so that overlapping windows (sliding, or sessions of several keys)
+	// each read in full above the rows.
+	BracketY float64
+	// LX and LW, when LW > 0, are the allowed lateness after the window's
+	// end: it takes late events until the watermark reaches End+Lateness.
+	LX, LW      float64
+	LateLabel   string
 	Start, End  int64
 	Label       string
 	Open        bool // never fired in the run
@@ -126,6 +137,10 @@ type row struct {
 	Fires     []fire
 	Outs      []out
 	Restore   bool
+	// LateDiffers: the event's fate is not the one the test wanted (in
+	// the side output or not); LateWhy says which way.
+	LateDiffers bool
+	LateWhy     string
 }
 
 type out struct {
@@ -148,6 +163,16 @@ type line struct {
 	Label  string
 	LabelX float64
 	LabelY float64
+	Anchor string // the label's text-anchor
+	// Idle are the places where a partition's line breaks because it went
+	// idle, each labelled.
+	Idle []point
+}
+
+// point is a labelled place in the drawing.
+type point struct {
+	X, Y  float64
+	Label string
 }
 
 type tableRow struct {
@@ -186,6 +211,7 @@ func layout(r Run) view {
 		steps = steps[:maxSteps]
 	}
 	marks := r.Marks()
+	lateDiffers := r.LateDiffers()
 	windows := r.windows()
 	ax := span(r, steps, windows)
 	v.Lo, v.Hi = ax.lo, ax.hi
@@ -229,6 +255,13 @@ func layout(r Run) view {
 			rw.IDLeft = rw.X > axisRight-50 // keep the ID off the "returned" column
 			rw.ID = kit.ShowString(s.Event.ID)
 			rw.Title = fmt.Sprintf("arrival %d: %s, %s", i+1, tt.event(s.Event), marks[i])
+			if lateDiffers[i] {
+				rw.LateDiffers, rw.LateWhy = true, "wanted in the side output"
+				if marks[i] == SideOutput {
+					rw.LateWhy = "not wanted in the side output"
+				}
+				rw.Title += ": " + rw.LateWhy
+			}
 		}
 		rw.Restore = s.Op == OpRestore
 		for k, x := range s.Emitted {
@@ -257,18 +290,20 @@ func layout(r Run) view {
 		combined.step(s.Watermark, false, y, ys[i+1])
 		for p, m := range s.Partitions {
 			for len(parts) <= p {
-				parts = append(parts, &staircase{ax: ax})
+				parts = append(parts, &staircase{ax: ax, name: fmt.Sprintf("p%d", p)})
 			}
 			parts[p].step(m.Watermark, m.Idle, y, ys[i+1])
 		}
 	}
 	if d := combined.path(); d != "" {
+		// The label sits under the line's last place, where a reader's
+		// eye ends: the watermark the run finished at.
 		last := steps[len(steps)-1].Watermark
-		v.Watermark = line{Path: d, Label: "watermark " + tt.watermark(last), LabelX: axisLeft, LabelY: v.Height - 8}
+		v.Watermark = line{Path: d, Label: "watermark " + tt.watermark(last), LabelX: combined.lastX, LabelY: v.Height - 8, Anchor: anchorAt(combined.lastX)}
 	}
 	for p, sc := range parts {
 		if d := sc.path(); d != "" {
-			v.PartitionLines = append(v.PartitionLines, line{Path: d, Label: fmt.Sprintf("p%d", p), LabelX: sc.firstX - 3, LabelY: sc.firstY + 10})
+			v.PartitionLines = append(v.PartitionLines, line{Path: d, Label: fmt.Sprintf("p%d", p), LabelX: sc.firstX - 3, LabelY: sc.firstY + 10, Idle: sc.idle})
 		}
 	}
 	if r.HasWantWatermark && len(steps) > 0 && v.Omitted == 0 {
@@ -281,9 +316,18 @@ func layout(r Run) view {
 	for _, e := range r.Late {
 		v.Late = append(v.Late, tt.event(e))
 	}
+	if r.HasWantLate {
+		v.HasWantLate = true
+		for _, e := range r.WantLate {
+			v.WantLate = append(v.WantLate, tt.event(e))
+		}
+		v.LateDiffers = !slices.Equal(r.Late, r.WantLate)
+	}
 	v.Summary = summary(r, marks, got, differs, tt)
 	v.Legend = map[string]bool{"fires": slices.ContainsFunc(got, func(x kit.Result) bool { return x.Count >= 0 }),
-		"retracts": slices.ContainsFunc(got, func(x kit.Result) bool { return x.Count < 0 }), "partitions": len(v.PartitionLines) > 0}
+		"retracts": slices.ContainsFunc(got, func(x kit.Result) bool { return x.Count < 0 }), "partitions": len(v.PartitionLines) > 0,
+		"differs":  differs || slices.Contains(lateDiffers, true),
+		"lateness": slices.ContainsFunc(v.Bands, func(b band) bool { return b.LW > 0 })}
 	for _, m := range marks {
 		v.Legend[string(m)] = true
 	}
@@ -307,14 +351,20 @@ func latestFinite(steps []Step) int64 {
 // idle. MaxInt64 is drawn at the axis's right end.
 type staircase struct {
 	ax             axis
+	name           string // a partition's, for its idle marks
 	b              strings.Builder
 	on             bool
 	drawn          bool
 	firstX, firstY float64 // where the line begins, for its label
+	lastX          float64 // where it is now
+	idle           []point // where it broke because the partition went idle
 }
 
 func (s *staircase) step(wm int64, idle bool, y0, y1 float64) {
 	if idle || wm == math.MinInt64 {
+		if idle && s.on {
+			s.idle = append(s.idle, point{X: s.lastX, Y: y0, Label: s.name + " idle"})
+		}
 		s.on = false
 		return
 	}
@@ -330,7 +380,19 @@ func (s *staircase) step(wm int64, idle bool, y0, y1 float64) {
 	if !s.drawn {
 		s.firstX, s.firstY = x, y0
 	}
-	s.on, s.drawn = true, true
+	s.on, s.drawn, s.lastX = true, true, x
+}
+
+// anchorAt is the text-anchor that keeps a label placed at x inside the
+// time axis.
+func anchorAt(x float64) string {
+	switch {
+	case x < axisLeft+60:
+		return "start"
+	case x > axisRight-60:
+		return "end"
+	}
+	return "middle"
 }
 
 func (s *staircase) path() string { return strings.TrimSpace(s.b.String()) }
@@ -358,6 +420,17 @@ func span(r Run, steps []Step, windows []Window) axis {
 	if lo > hi {
 		return axis{0, 1}
 	}
+	// The allowed lateness after the last window's end, when it does not
+	// squeeze the rest of the picture: up to half again as wide.
+	if l := r.Windows.Lateness; l > 0 && len(windows) > 0 {
+		end := windows[0].End
+		for _, w := range windows {
+			end = max(end, w.End)
+		}
+		if end <= math.MaxInt64-l && float64(l) <= (float64(hi)-float64(lo))/2 {
+			see(end + l)
+		}
+	}
 	pad := int64(float64(hi)/40 - float64(lo)/40) // a 40th of the span, without overflow
 	if lo >= math.MinInt64+pad {
 		lo -= pad
@@ -375,14 +448,15 @@ func span(r Run, steps []Step, windows []Window) axis {
 	return axis{lo, hi}
 }
 
-// labelLanes gives each window's label a lane above the axis such that no
-// two labels in a lane overlap.
+// labelLanes gives each window's label, and the bracket under it that
+// spans the window, a lane above the axis such that nothing in a lane
+// overlaps.
 func labelLanes(ax axis, windows []Window, tt texts) []int {
 	var ends []float64 // per lane, the x where its last label ends
 	lanes := make([]int, len(windows))
 	for i, w := range windows {
 		x := ax.x(w.Start)
-		width := float64(len(tt.window(w)))*6.2 + 6
+		width := max(float64(len(tt.window(w)))*6.2+6, ax.x(w.End)-x+2)
 		lane := 0
 		for lane < len(ends) && ends[lane] > x {
 			lane++
@@ -552,6 +626,13 @@ func bands(ax axis, r Run, steps []Step, marks []Mark, windows []Window, lanes [
 			}
 		}
 		if open < 0 {
+			// A window that only late events reached (or only the test
+			// wanted): from the first call that touched it.
+			open = slices.IndexFunc(steps, func(s Step) bool {
+				return s.Op == OpEvent && w.Start <= s.Event.TS && s.Event.TS < w.End
+			})
+		}
+		if open < 0 {
 			open = 0
 		}
 		end := last
@@ -559,13 +640,32 @@ func bands(ax axis, r Run, steps []Step, marks []Mark, windows []Window, lanes [
 			end = len(steps) - 1
 		}
 		x0, x1 := ax.x(w.Start), ax.x(w.End)
-		out = append(out, band{
+		b := band{
 			X: x0, W: math.Max(1, round1(x1-x0)), Y: rowY(open) + 1, H: rowY(end+1) - rowY(open) - 2,
-			LabelX: x0 + 2, LabelY: axisHeight + float64(lanes[i])*laneHeight + 12,
+			LabelX: x0 + 2, LabelY: axisHeight + float64(lanes[i])*laneHeight + 10,
 			Start: w.Start, End: w.End, Label: tt.window(w), Open: last < 0, Differs: bad[w], Alternating: i % 2,
-		})
+		}
+		b.BracketY = b.LabelY + 3
+		if l := r.Windows.Lateness; l > 0 {
+			cleanup := int64(math.MaxInt64)
+			if w.End <= math.MaxInt64-l {
+				cleanup = w.End + l
+			}
+			b.LX = x1
+			b.LW = round1(ax.x(cleanup) - x1)
+			b.LateLabel = fmt.Sprintf("%s takes late events until the watermark reaches %s (allowed lateness %s)", tt.window(w), tt(cleanup), spanText(r.Span, l))
+		}
+		out = append(out, b)
 	}
 	return out
+}
+
+// spanText writes a length of time with span, or as a number when nil.
+func spanText(span func(int64) string, d int64) string {
+	if span == nil {
+		return strconv.FormatInt(d, 10)
+	}
+	return span(d)
 }
 
 // table lists each window with what was wanted and what was returned, and
@@ -667,10 +767,8 @@ func (tt texts) step(s Step) string {
 func (w Windows) String() string { return w.describe(nil) }
 
 // describe is String with span writing the lengths (strconv when nil).
-func (w Windows) describe(span func(int64) string) string {
-	if span == nil {
-		span = func(d int64) string { return strconv.FormatInt(d, 10) }
-	}
+func (w Windows) describe(lengths func(int64) string) string {
+	span := func(d int64) string { return spanText(lengths, d) }
 	var s string
 	switch {
 	case w.Size > 0 && w.Slide > 0 && w.Slide != w.Size:
@@ -710,6 +808,9 @@ func summary(r Run, marks []Mark, got []kit.Result, differs bool, tt texts) stri
 		s += fmt.Sprintf(", %d wanted: they differ", len(r.Want))
 	default:
 		s += ", as wanted"
+	}
+	if r.HasWantLate && !slices.Equal(r.Late, r.WantLate) {
+		s += fmt.Sprintf("; the side output holds %s, %d wanted: they differ", count(len(r.Late), "event"), len(r.WantLate))
 	}
 	if r.HasWantWatermark && len(r.Steps) > 0 {
 		s += fmt.Sprintf("; the watermark is %s at the end, %s wanted", tt.watermark(r.Steps[len(r.Steps)-1].Watermark), tt.watermark(r.WantWatermark))
