@@ -101,9 +101,9 @@ type tick struct {
 }
 
 type band struct {
-	X, W, Y, H  float64
-	LabelX      float64
-	LabelY      float64
+	X, W, Y, H float64
+	LabelX     float64
+	LabelY     float64
 	// The window's extent in its label's lane: a bracket from X to X+W,
 	// so that overlapping windows (sliding, or sessions of several keys)
 	// each read in full above the rows.
