@@ -289,6 +289,7 @@ func (e *env) drillTest(c *ucli.Context, args []string, timeout, testTime time.D
 		return err
 	}
 	pr := e.printer()
+	pr.VerboseCommand = "de drill test --verbose " + d.Slug
 	pr.Stage(run, d)
 	if !pr.Summary(run, d) {
 		e.notePictures()

@@ -192,7 +192,7 @@ func (e *env) freshPictures() (string, error) {
 }
 
 // notePictures says where the pages of the run's failures are, if any
-// failure drew one: each failure's message links its own.
+// failure drew one: each failure shown in full links its own.
 func (e *env) notePictures() {
 	var pages []string
 	_ = filepath.WalkDir(e.picturesDir(), func(path string, d fs.DirEntry, err error) error {
@@ -208,7 +208,7 @@ func (e *env) notePictures() {
 	if err != nil {
 		rel = e.picturesDir()
 	}
-	fmt.Fprintf(e.Stdout, "%s of the failing runs in %s (open one in a browser; each failure above links its own)\n", plural(len(pages), "picture"), rel+string(filepath.Separator))
+	fmt.Fprintf(e.Stdout, "%s of the failing runs in %s (open one in a browser; each failure shown in full links its own)\n", plural(len(pages), "picture"), rel+string(filepath.Separator))
 }
 
 // runTests runs go test on the stages o names, without printing a report:

@@ -148,6 +148,10 @@ type Printer struct {
 	// Width is the widest a line of the report should be (a terminal's
 	// columns); 0 means 100.
 	Width int
+	// VerboseCommand is the command that prints this report with every
+	// failure in full, for the line under folded failures; "de test
+	// --verbose" when empty.
+	VerboseCommand string
 
 	failed                        bool
 	passed, skipped, total        int // total counts every test of the catalogue, run or not
@@ -463,8 +467,12 @@ func wrap(text string, width int) string {
 func (p *Printer) Summary(run *Run, target catalog.Stage) bool {
 	s := p.Style
 	if p.folded > 0 {
-		p.printf("\n%s\n", s.Dim(fmt.Sprintf("%d more %s on a line each; de test --verbose prints every one in full.",
-			p.folded, map[bool]string{true: "failure", false: "failures"}[p.folded == 1])))
+		verbose := p.VerboseCommand
+		if verbose == "" {
+			verbose = "de test --verbose"
+		}
+		p.printf("\n%s\n", s.Dim(fmt.Sprintf("%d more %s on a line each; %s prints every one in full.",
+			p.folded, map[bool]string{true: "failure", false: "failures"}[p.folded == 1], verbose)))
 	}
 	allOK := !p.failed && len(run.Result.Errors) == 0
 	passed, total, firstFailure, shownBuildError := p.passed, p.total, p.firstFailure, p.shownBuildError
