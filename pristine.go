@@ -23,8 +23,10 @@ import (
 //     and its engine binding (engine/), which its job compiles against;
 //   - the Go files of kit and of the suite helpers internal/suite,
 //     internal/windowtest, internal/crashfs, internal/onbackend (which
-//     runs stages 01 and 03 on stage 12's backends) and internal/verdict
-//     (the channel on which a suite reports its verdicts to de).
+//     runs stages 01 and 03 on stage 12's backends), internal/verdict
+//     (the channel on which a suite reports its verdicts to de) and
+//     internal/picture (the pages a failing event-time test draws, with
+//     the page's template).
 //
 // Nothing else in the module is compiled into a stage's test binary, apart
 // from the student's own lab/. `de grade` compares a student's tree with
@@ -33,7 +35,7 @@ import (
 // suite, bind, kit or helper file a student changed, removed or added.
 //
 //go:embed drills/catalog.json drills/*/README.md drills/*/EXPLAIN.md all:drills/*/_job drills/*/*.go drills/*/engine/*.go
-//go:embed go.mod stages/catalog.json stages/*/README.md all:stages/*/_skeleton stages/*/*.go kit/*.go internal/suite/*.go internal/windowtest/*.go internal/crashfs/*.go internal/onbackend/*.go internal/verdict/*.go
+//go:embed go.mod stages/catalog.json stages/*/README.md all:stages/*/_skeleton stages/*/*.go kit/*.go internal/suite/*.go internal/windowtest/*.go internal/crashfs/*.go internal/onbackend/*.go internal/verdict/*.go internal/picture/*.go internal/picture/page.html.tmpl
 var Files embed.FS
 
 // Drills returns the drills' content, rooted at the drills folder: what
