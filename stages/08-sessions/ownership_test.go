@@ -121,6 +121,7 @@ func TestSessionSnapshotIsACopy(t *testing.T) {
 				Restore:  func(t *testing.T, snap []byte, _ int) *SessionProcessor { return restoreOf(t, snap) },
 				Other:    ev("other", "a", 0, 100),
 				Restorer: "RestoreSessionProcessor",
+				Windows:  pictureWindows(formatCfg),
 			})
 		})
 	}

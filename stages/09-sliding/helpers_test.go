@@ -93,11 +93,17 @@ type run struct {
 	events []kit.Event
 }
 
+// pictureWindows says, for a picture, which windows a processor for cfg
+// assigns.
+func pictureWindows(cfg SlidingConfig) picture.Windows {
+	return picture.Windows{Size: cfg.Size, Slide: cfg.Slide, Lateness: cfg.AllowedLateness}
+}
+
 // newRun returns a run on a new SlidingProcessor for cfg.
 func newRun(t testing.TB, cfg SlidingConfig) *run {
 	t.Helper()
 	r := &run{Run: windowtest.NewRun(t, newSliding(t, cfg), 0, cfg.AllowedLateness), t: t, cfg: cfg}
-	r.SetWindows(picture.Windows{Size: cfg.Size, Slide: cfg.Slide, Lateness: cfg.AllowedLateness})
+	r.SetWindows(pictureWindows(cfg))
 	return r
 }
 

@@ -62,6 +62,7 @@ func TestSnapshotIsACopy(t *testing.T) {
 		Restore:  func(t *testing.T, snap []byte, _ int) *SlidingProcessor { return restoreOf(t, snap) },
 		Other:    ev("other", "a", 0, 100),
 		Restorer: "RestoreSlidingProcessor",
+		Windows:  pictureWindows(cfg),
 	})
 }
 
