@@ -204,7 +204,9 @@ func (c Cut) Picture(t testing.TB, note string, w picture.Windows) string {
 // and WMs may be shorter than ops), and want what another processor, the
 // test's oracle, did over the same calls; the page marks where what got
 // returned first differs from what want returned and, when got made every
-// call, the watermark want ended with. A run longer than the page holds is
+// call, the watermark want ended with. A test whose oracle is not a run of
+// the same calls (a batch computation, a count) passes a zero want, and the
+// page marks nothing. A run longer than the page holds is
 // drawn from its last tracedCalls calls. note is the failure's message; w
 // says the windows to draw.
 func TracePicture(t testing.TB, note string, w picture.Windows, ops []Op, got, want Trace) string {
@@ -225,12 +227,15 @@ func TracePicture(t testing.TB, note string, w picture.Windows, ops []Op, got, w
 	if from > 0 {
 		title = fmt.Sprintf("%s: calls %d to %d of %d", t.Name(), from+1, n, len(ops))
 	}
-	run := picture.Run{Title: title, Note: note, Windows: w, Steps: steps, Late: got.Late, Want: Emitted(want.Outs[from:n])}
-	if run.Want == nil {
-		run.Want = []kit.Result{} // nothing at all was wanted
-	}
-	if n == len(ops) {
-		run.WantWatermark, run.HasWantWatermark = want.WM, true
+	run := picture.Run{Title: title, Note: note, Windows: w, Steps: steps, Late: got.Late}
+	if want.Outs != nil {
+		run.Want = Emitted(want.Outs[from:n])
+		if run.Want == nil {
+			run.Want = []kit.Result{} // nothing at all was wanted
+		}
+		if n == len(ops) {
+			run.WantWatermark, run.HasWantWatermark = want.WM, true
+		}
 	}
 	return "\n" + picture.Save(t, run)
 }

@@ -220,6 +220,7 @@ func restartOnPhase(down, phase time.Duration) func(time.Duration) time.Duration
 type crashedJob struct {
 	sc    scenario
 	dir   string
+	idle  time.Duration // the job's IdleTimeout
 	runs  []jobRun
 	story []string // what happened, run by run, for failure messages
 }
@@ -231,7 +232,7 @@ type crashedJob struct {
 // failed.
 func runCrashed(t *testing.T, sc scenario, idle time.Duration, plan []crash) *crashedJob {
 	t.Helper()
-	cj := &crashedJob{sc: sc, dir: suite.TempDir(t)}
+	cj := &crashedJob{sc: sc, dir: suite.TempDir(t), idle: idle}
 	tmp := suite.TempDir(t)
 	specFile := writeJobSpec(t, sc, idle)
 	test := strings.SplitN(t.Name(), "/", 2)[0]
@@ -284,6 +285,11 @@ func runCrashed(t *testing.T, sc scenario, idle time.Duration, plan []crash) *cr
 	return cj
 }
 
+// view is what a picture of the crashed job draws from.
+func (cj *crashedJob) view() jobView {
+	return jobView{cj.sc, capstoneConfig(cj.dir, cj.idle), cj.runs}
+}
+
 // history renders the runs so far, one line each.
 func (cj *crashedJob) history() string {
 	if len(cj.story) == 0 {
@@ -297,7 +303,7 @@ func (cj *crashedJob) history() string {
 // returns what was committed.
 func (cj *crashedJob) checkExactlyOnce(t *testing.T, want []kit.Result) ([]kit.Result, bool) {
 	t.Helper()
-	if !checkCommitted(t, cj.dir, "after the crashes and a run to the end", want, crashWhy+"\n\nwhat happened:\n"+cj.history()) {
+	if !checkCommitted(t, cj.view(), "after the crashes and a run to the end", want, crashWhy+"\n\nwhat happened:\n"+cj.history()) {
 		return nil, false
 	}
 	rs, _ := ReadCommitted(cj.dir)
