@@ -321,9 +321,17 @@ func (d Delivery) WindowTimeline(start, end int64) string {
 	return fmt.Sprintf("only window [%d,%d), arrival order:\n%s", start, end, OnlyWindow(tl, start, end).String()) + d.link()
 }
 
-// link draws the whole delivery as a page (picture.Save) and returns the
-// line that links it, or "" when pictures are off.
+// link draws the whole delivery as a page (Picture) with the tumbling
+// windows of Deliver's size and lateness, and returns the line that links
+// it, or "" when pictures are off.
 func (d Delivery) link() string {
+	return d.Picture("", picture.Windows{Size: d.size, Lateness: d.lateness})
+}
+
+// Picture draws, with pictures on, the whole delivery as a page for its
+// test (picture.Save) and returns the line that links it, or "": note is
+// the failure's message, w says the windows to draw.
+func (d Delivery) Picture(note string, w picture.Windows) string {
 	if !picture.Enabled() || d.t == nil || len(d.wms) != len(d.Calls) {
 		return ""
 	}
@@ -334,7 +342,7 @@ func (d Delivery) link() string {
 			steps[i].Op, steps[i].Event = picture.OpEvent, d.Events[i]
 		}
 	}
-	return "\n" + picture.Save(d.t, picture.Run{Title: d.t.Name(), Windows: picture.Windows{Size: d.size, Lateness: d.lateness}, Steps: steps, Late: d.Late})
+	return "\n" + picture.Save(d.t, picture.Run{Title: d.t.Name(), Note: note, Windows: w, Steps: steps, Late: d.Late})
 }
 
 // Shuffles yields n bounded shuffles of events (kit.BoundedShuffle), with

@@ -217,16 +217,19 @@ func randomOps(rnd *rand.Rand, size, delay, bound int64) []windowtest.Op {
 }
 
 // firstCallDiff describes the first call of ops where got and want differ,
-// or the side outputs if only they differ; "" if the traces are equal.
-func firstCallDiff(ops []windowtest.Op, got, want windowtest.Trace) string {
+// or the side outputs if only they differ; "" if the traces are equal. It
+// also returns got up to that call, all of it when only the side outputs
+// differ: what a picture of the failure draws.
+func firstCallDiff(ops []windowtest.Op, got, want windowtest.Trace) (string, windowtest.Trace) {
 	for i := range ops {
 		if !slices.Equal(got.Outs[i], want.Outs[i]) {
 			return fmt.Sprintf("call %d of %d, %v, returned\n%s\nwant\n%s", i+1, len(ops), ops[i],
-				windowtest.FmtResults(got.Outs[i]), windowtest.FmtResults(want.Outs[i]))
+				windowtest.FmtResults(got.Outs[i]), windowtest.FmtResults(want.Outs[i])),
+				windowtest.Trace{Outs: got.Outs[:i+1], WMs: got.WMs[:i+1], Late: got.Late}
 		}
 	}
 	if !slices.Equal(got.Late, want.Late) {
-		return fmt.Sprintf("Late() = %s\nwant      %s", windowtest.FmtEvents(got.Late), windowtest.FmtEvents(want.Late))
+		return fmt.Sprintf("Late() = %s\nwant      %s", windowtest.FmtEvents(got.Late), windowtest.FmtEvents(want.Late)), got
 	}
-	return ""
+	return "", got
 }
