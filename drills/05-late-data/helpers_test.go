@@ -399,9 +399,11 @@ func checkConservation(t *testing.T, r jobRun, why string) bool {
 		}
 	}
 	var twice []string
+	var twiceIDs []string
 	for _, id := range sortedKeys(rec) {
 		if rec[id] > 1 {
 			twice = append(twice, fmt.Sprintf("%s (%d times)", id, rec[id]))
+			twiceIDs = append(twiceIDs, id)
 		}
 	}
 	if len(problems) == 0 && len(twice) == 0 {
@@ -432,6 +434,8 @@ func checkConservation(t *testing.T, r jobRun, why string) bool {
 				pictured = i // the last tap of the first wrong row
 			}
 		}
+	} else if len(twiceIDs) > 0 {
+		pictured = r.rp.firsts()[twiceIDs[0]] // the first tap sent to reconciliation twice
 	}
 	b.WriteString("\n" + why)
 	t.Error(b.String() + r.picture(t, pictured, b.String()))

@@ -62,17 +62,8 @@ func checkCommitted(t *testing.T, job jobView, what string, want []kit.Result, w
 	}
 	d, problem := rebuild(rs)
 	if problem != "" {
-		// The key of the first result downstream cannot apply, or of the
-		// last: retractions left without the session that replaces them.
-		key := rs[len(rs)-1].Key
-		for k := range rs {
-			if _, p := rebuild(rs[:k+1]); p != "" && !strings.Contains(p, "not followed by the session that replaces them") {
-				key = rs[k].Key
-				break
-			}
-		}
 		msg := fmt.Sprintf("%s: the committed changelog (%d results) cannot be applied downstream:\n%s", what, len(rs), problem)
-		t.Errorf("%s\n%s%s", msg, why, job.picture(t, msg, rs, key))
+		t.Errorf("%s\n%s%s", msg, why, job.picture(t, msg, rs, unappliedKey(rs)))
 		return false
 	}
 	if got := d.sessions(); !slices.Equal(got, want) {
@@ -83,6 +74,34 @@ func checkCommitted(t *testing.T, job jobView, what string, want []kit.Result, w
 		return false
 	}
 	return true
+}
+
+// failCommits stops t: following the commits of job (of what, "the run"),
+// which committed committed, found problem. The page draws the key of the
+// first result downstream cannot apply, if there is one.
+func failCommits(t *testing.T, job jobView, committed []kit.Result, what, problem string) {
+	t.Helper()
+	msg := fmt.Sprintf("following the commits of %s: %s", what, problem)
+	link := ""
+	if key := unappliedKey(committed); key != "" {
+		link = job.picture(t, msg, committed, key)
+	}
+	t.Fatalf("%s%s", msg, link)
+}
+
+// unappliedKey returns the key of the first result of rs downstream cannot
+// apply, or of the last result if only retractions are left over at the
+// end; "" if rs applies.
+func unappliedKey(rs []kit.Result) string {
+	if _, problem := rebuild(rs); problem == "" {
+		return ""
+	}
+	for k := range rs {
+		if _, p := rebuild(rs[:k+1]); p != "" && !strings.Contains(p, "not followed by the session that replaces them") {
+			return rs[k].Key
+		}
+	}
+	return rs[len(rs)-1].Key
 }
 
 // Why a committed changelog goes wrong, by situation.
@@ -298,11 +317,11 @@ func TestQuietPartitionSessionJobMeetsLatencyBudget(t *testing.T) {
 	committed, _ := ReadCommitted(cfg.Dir)
 	txns, problem := committedTxns([]jobRun{run}, committed)
 	if problem != "" {
-		t.Fatalf("following the commits of the run: %s", problem)
+		failCommits(t, jobView{sc, cfg, []jobRun{run}}, committed, "the run", problem)
 	}
 	since, problem := visibleSince(txns)
 	if problem != "" {
-		t.Fatalf("following the commits of the run: %s", problem)
+		failCommits(t, jobView{sc, cfg, []jobRun{run}}, committed, "the run", problem)
 	}
 
 	// The bound holds while data flows: at every emission some partition
@@ -346,7 +365,7 @@ func TestQuietPartitionsHoldSessionsOpenWithoutIdleness(t *testing.T) {
 	committed, _ := ReadCommitted(cfg.Dir)
 	txns, problem := committedTxns([]jobRun{run}, committed)
 	if problem != "" {
-		t.Fatalf("following the commits of the run: %s", problem)
+		failCommits(t, jobView{sc, cfg, []jobRun{run}}, committed, "the run", problem)
 	}
 	if len(txns) < 2 {
 		t.Fatalf("the job committed %d times; it checkpoints (and commits) at every emission, every 2 minutes of processing time,\n"+
@@ -416,7 +435,7 @@ func TestSessionJobClosesSessionsWhenAllPartitionsAreIdle(t *testing.T) {
 		}
 	}
 	if problem != "" {
-		t.Fatalf("following the commits of the run: %s", problem)
+		failCommits(t, jobView{ai.sc, cfg, []jobRun{run}}, committed, "the run", problem)
 	}
 	why := "Every partition idle, the watermark is the highest partition watermark (stage 7), so an event behind it is\n" +
 		"judged against it: one that extends a fired session within AllowedLateness corrects it (a retraction, then\n" +

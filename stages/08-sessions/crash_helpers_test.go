@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -288,6 +289,22 @@ func runCrashed(t *testing.T, sc scenario, idle time.Duration, plan []crash) *cr
 // view is what a picture of the crashed job draws from.
 func (cj *crashedJob) view() jobView {
 	return jobView{cj.sc, capstoneConfig(cj.dir, cj.idle), cj.runs}
+}
+
+// writesPicture draws, with pictures on, the crashed job about the key of
+// the first result written with checkpoint id, when ReadCommitted shows
+// it, and returns the line that links it, or "".
+func (cj *crashedJob) writesPicture(t testing.TB, note string, id int64) string {
+	committed, err := ReadCommitted(cj.dir)
+	if err != nil {
+		return ""
+	}
+	txns, problem := committedTxns(cj.runs, committed)
+	i := slices.IndexFunc(txns, func(x txn) bool { return x.id == id && len(x.results) > 0 })
+	if problem != "" || i < 0 {
+		return ""
+	}
+	return cj.view().picture(t, note, committed, txns[i].results[0].Key)
 }
 
 // history renders the runs so far, one line each.

@@ -41,7 +41,7 @@ func cleanRun(t *testing.T, sc scenario, want []kit.Result) (jobRun, []txn) {
 	committed, _ := ReadCommitted(cfg.Dir)
 	txns, problem := committedTxns([]jobRun{run}, committed)
 	if problem != "" {
-		t.Fatalf("following the commits of the run without a crash: %s", problem)
+		failCommits(t, jobView{sc, cfg, []jobRun{run}}, committed, "the run without a crash", problem)
 	}
 	return run, txns
 }
@@ -215,7 +215,7 @@ func TestSessionJobMeetsTheLatencyBoundAcrossCrashes(t *testing.T) {
 					return
 				}
 			}
-			t.Fatalf("following the commits of the runs: %s\nwhat happened:\n%s", problem, cj.history())
+			failCommits(t, cj.view(), committed, "the runs", problem+"\nwhat happened:\n"+cj.history())
 		})
 	}
 }
@@ -320,11 +320,12 @@ func checkEmissionSchedule(t *testing.T, cj *crashedJob, j int) {
 	}
 	for _, c := range got[:min(len(got), len(ticks))] { // the emissions' checkpoints
 		if c.at <= run.start+capstoneIdle && writes[c.id] > 0 {
-			t.Fatalf("run %d started at %s and its checkpoint %d, at %s, holds %d writes: within IdleTimeout (%v) of a restart,\n"+
+			msg := fmt.Sprintf("run %d started at %s and its checkpoint %d, at %s, holds %d writes: within IdleTimeout (%v) of a restart,\n"+
 				"nothing can fire. The restarted job's Watermarks are new (they are not checkpointed: as in Flink, they come\n"+
 				"from the sources again), so the five partitions that never speak have no watermark and count until they are\n"+
 				"idle again, holding the combined watermark at math.MinInt64.\n\nwhat happened:\n%s",
 				j+1, fmtAt(sc.from, run.start), c.id, fmtAt(sc.from, c.at), writes[c.id], capstoneIdle, cj.history())
+			t.Fatalf("%s%s", msg, cj.writesPicture(t, msg, c.id))
 		}
 	}
 }

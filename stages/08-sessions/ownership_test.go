@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
@@ -54,10 +55,12 @@ func TestResultsAreTheCallers(t *testing.T) {
 		ops := genOps(suite.Rand(t), 80, 3000, 300, 30, 0)
 		full := runOps(newSessions(t, formatCfg), ops)
 		s := newSessions(t, formatCfg)
-		var drawn trace // what each call returned, before this test overwrote it
+		var drawn trace // what each call returned before this test overwrote it, for the picture
 		for i, o := range ops {
 			got := o.Apply(s)
-			drawn.Outs, drawn.WMs = append(drawn.Outs, slices.Clone(got)), append(drawn.WMs, s.Watermark())
+			if picture.Enabled() {
+				drawn.Outs, drawn.WMs = append(drawn.Outs, slices.Clone(got)), append(drawn.WMs, s.Watermark())
+			}
 			if !slices.Equal(got, full.Outs[i]) {
 				msg := fmt.Sprintf("call %d %v returned\n%s\nwant, as a processor whose results nobody touched returned,\n%s\n"+
 					"After each call this test overwrote every result it returned (a caller may reuse that memory). If a later\n"+

@@ -223,9 +223,9 @@ func randomOps(rnd *rand.Rand, size, delay, bound int64) []windowtest.Op {
 func firstCallDiff(ops []windowtest.Op, got, want windowtest.Trace) (string, windowtest.Trace) {
 	for i := range ops {
 		if !slices.Equal(got.Outs[i], want.Outs[i]) {
+			upTo := windowtest.Trace{Outs: got.Outs[:i+1], WMs: got.WMs[:i+1], Late: got.Late}
 			return fmt.Sprintf("call %d of %d, %v, returned\n%s\nwant\n%s", i+1, len(ops), ops[i],
-				windowtest.FmtResults(got.Outs[i]), windowtest.FmtResults(want.Outs[i])),
-				windowtest.Trace{Outs: got.Outs[:i+1], WMs: got.WMs[:i+1], Late: got.Late}
+				windowtest.FmtResults(got.Outs[i]), windowtest.FmtResults(want.Outs[i])), upTo
 		}
 	}
 	if !slices.Equal(got.Late, want.Late) {

@@ -80,9 +80,10 @@ func TestRememberedIDsStayBoundedOnAnUnboundedStream(t *testing.T) {
 		}
 	}
 	plain := newPlain(t, cfg)
-	windowtest.Replay(plain, ops)
+	plainRun := windowtest.Replay(plain, ops)
 	if got := plain.RememberedIDs(); got != n {
-		t.Fatalf("without a TTL, RememberedIDs() after the stream = %d; want %d, every distinct ID: unbounded dedup state grows with the input", got, n)
+		msg := fmt.Sprintf("without a TTL, RememberedIDs() after the stream = %d; want %d, every distinct ID: unbounded dedup state grows with the input", got, n)
+		t.Fatalf("%s%s", msg, windowtest.TracePicture(t, msg, pictureWindows(cfg), ops, plainRun, windowtest.Trace{}))
 	}
 	t.Logf("%d events: at most %d IDs remembered with TTL %d, %d without", n, most, ttl, n)
 	p.Flush()

@@ -212,7 +212,9 @@ func watermarkBehind(ts, delay int64) int64 {
 // only its own.
 func (r *run) restore(p int) *run {
 	r.t.Helper()
-	after := &run{t: r.t, cfg: r.cfg, b: restoreAt(r.t, snapshotOf(r.t, r.b), p), log: slices.Clone(r.log),
+	cfg := r.cfg
+	cfg.Parallelism = p
+	after := &run{t: r.t, cfg: cfg, b: restoreAt(r.t, snapshotOf(r.t, r.b), p), log: slices.Clone(r.log),
 		steps: slices.Clone(r.steps), maxTS: r.maxTS, eventsWM: r.eventsWM, rulesWM: r.rulesWM,
 		lateBefore: append(slices.Clone(r.lateBefore), r.b.Late()...)}
 	after.log = append(after.log, fmt.Sprintf("    — snapshot, restored at parallelism %d —", p))

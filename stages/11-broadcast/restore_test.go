@@ -195,24 +195,28 @@ func TestSnapshotKeepsAwkwardStrings(t *testing.T) {
 	whole := newRun(t, cfgOf(3, 0, 0))
 	whole.do(ops...)
 	wantRules := whole.b.RulesOn(0)
-	snap := snapshotOf(t, whole.b)
+	var restored []*run // from a snapshot of whole before its Flush
+	for _, p := range []int{1, 3, 4} {
+		restored = append(restored, whole.restore(p))
+	}
 	want := whole.do(flush())
 	if len(want) == 0 {
 		t.Fatalf("Flush gave no alerts; want at least one per key (each key starts with its own prefix)\n%s", whole.timeline())
 	}
-	for _, p := range []int{1, 3, 4} {
-		restored := restoreAt(t, snap, p)
+	for _, r := range restored {
+		p := r.cfg.Parallelism
 		for i := range p {
-			if got := restored.RulesOn(i); !slices.Equal(got, wantRules) {
+			if got := r.b.RulesOn(i); !slices.Equal(got, wantRules) {
 				t.Fatalf("restored at parallelism %d, RulesOn(%d) differs from the rules snapshotted (%d rules, got %d):\n"+
 					"every prefix is kept byte for byte, whatever its bytes: write a length before each string,\n"+
 					"never a terminator.", p, i, len(wantRules), len(got))
 			}
 		}
-		if got := restored.Flush(); !slices.Equal(got, want) {
+		if got := r.do(flush()); !slices.Equal(got, want) {
 			missing, extra := alertDiff(got, want)
-			t.Fatalf("restored at parallelism %d, Flush alerts differently from the processor snapshotted.\nmissing:\n%sextra:\n%s"+
+			msg := fmt.Sprintf("restored at parallelism %d, Flush alerts differently from the processor snapshotted.\nmissing:\n%sextra:\n%s"+
 				"The pending results' keys, like the rules' prefixes, are kept byte for byte.", p, fmtAlerts(missing), fmtAlerts(extra))
+			t.Fatalf("%s\n%s%s", msg, r.calls(), r.picture(msg, want))
 		}
 	}
 }

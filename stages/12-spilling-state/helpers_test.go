@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/internal/picture"
+	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
