@@ -209,7 +209,7 @@ func TestSnapshotKeepsAwkwardStrings(t *testing.T) {
 			if got := r.b.RulesOn(i); !slices.Equal(got, wantRules) {
 				t.Fatalf("restored at parallelism %d, RulesOn(%d) differs from the rules snapshotted (%d rules, got %d):\n"+
 					"every prefix is kept byte for byte, whatever its bytes: write a length before each string,\n"+
-					"never a terminator.", p, i, len(wantRules), len(got))
+					"never a terminator.\n%s", p, i, len(wantRules), len(got), r.timeline())
 			}
 		}
 		if got := r.do(flush()); !slices.Equal(got, want) {
