@@ -382,8 +382,12 @@ func checkConservation(t *testing.T, r jobRun, why string) bool {
 	}
 	held := r.ledger()
 	var problems []string
+	var wrong []row // the rows of problems
 	for _, k := range sortedRows(want, held) {
 		g, w := held[k], want[k]
+		if g != w {
+			wrong = append(wrong, k)
+		}
 		switch {
 		case g == w:
 		case g.Count == 0:
@@ -395,9 +399,11 @@ func checkConservation(t *testing.T, r jobRun, why string) bool {
 		}
 	}
 	var twice []string
+	var twiceIDs []string
 	for _, id := range sortedKeys(rec) {
 		if rec[id] > 1 {
 			twice = append(twice, fmt.Sprintf("%s (%d times)", id, rec[id]))
+			twiceIDs = append(twiceIDs, id)
 		}
 	}
 	if len(problems) == 0 && len(twice) == 0 {
@@ -413,12 +419,26 @@ func checkConservation(t *testing.T, r jobRun, why string) bool {
 	if len(twice) > 0 {
 		fmt.Fprintf(&b, "taps sent to reconciliation more than once: %s\n", strings.Join(capList(twice, 5), ", "))
 	}
+	pictured := -1 // the arrival whose hour the picture draws
 	if gone := r.vanished(); len(gone) > 0 {
 		fmt.Fprintf(&b, "\n%d taps reached the job after their hour's totals had gone out and are nowhere: no corrected total for their line's\n"+
 			"hour went out when they came, and they are not in reconciliation. The first:\n%s\n", len(gone), r.tapTimeline(gone[0]))
+		if i, ok := r.pictured(gone); ok {
+			pictured = i
+		} else {
+			pictured = gone[0]
+		}
+	} else if len(wrong) > 0 {
+		for _, i := range r.rp.distinct() {
+			if r.rowOfArrival(i) == wrong[0] {
+				pictured = i // the last tap of the first wrong row
+			}
+		}
+	} else if len(twiceIDs) > 0 {
+		pictured = r.rp.firsts()[twiceIDs[0]] // the first tap sent to reconciliation twice
 	}
 	b.WriteString("\n" + why)
-	t.Error(b.String())
+	t.Error(b.String() + r.picture(t, pictured, b.String()))
 	return false
 }
 
@@ -443,14 +463,15 @@ func (r jobRun) vanished() []int {
 }
 
 // picture draws, with pictures on, the hour of arrival i for its line as
-// a page (picture.Save) and returns the line that links it. The hour holds
+// a page (picture.Save) and returns the line that links it ("" when i is
+// negative: no arrival to draw). The hour holds
 // thousands of calls, so the page draws a few: the line's first taps in
 // that hour, the ones just before the call that sent its total, that call,
 // and the line's taps of that hour from then up to arrival i, with the
 // job's watermark after each. The taps that vanished are drawn as the side
 // output they went to.
 func (r jobRun) picture(t testing.TB, i int, note string) string {
-	if !picture.Enabled() {
+	if !picture.Enabled() || i < 0 {
 		return ""
 	}
 	a := r.rp.arrivals[i]

@@ -44,6 +44,7 @@ func TestReproduceDailyTotalBelowTheClearingHouse(t *testing.T) {
 	fmt.Fprintf(&b, "Tuesday, 05:00 to 23:00: the clearing house has %d taps, %s. The ledger holds %d taps, %s, and reconciliation %s:\n"+
 		"%s (%.2f %% of the day) is in neither.\n", taps, euros(house), rows, euros(ledger), euros(rec), euros(house-ledger-rec),
 		100*float64(house-ledger-rec)/float64(house))
+	latest := -1 // the first tap the message draws, for the picture
 	if gone := r.vanished(); len(gone) > 0 {
 		by := map[device][2]int64{}
 		for _, i := range gone {
@@ -60,17 +61,22 @@ func TestReproduceDailyTotalBelowTheClearingHouse(t *testing.T) {
 		for _, d := range []device{bus, handheld, gate} {
 			if i, ok := latestOf(r, gone, d); ok {
 				fmt.Fprintf(&b, "The latest of them from %s, as the job saw it:\n%s\n", d, r.tapTimeline(i))
+				if latest < 0 {
+					latest = i
+				}
 			}
 		}
 	}
 	b.WriteString("\nNothing failed: the processor put those taps in its side output, Late, and the job never reads it. A comment says\n" +
 		"the feed is ordered; the card says what the devices actually send. Which setting keeps an hour open for the taps\n" +
 		"that are late but expected, and where must the ones that are later than that go?")
+	at, note := latest, b.String()
 	if gone := r.vanished(); len(gone) > 0 {
 		if i, ok := r.pictured(gone); ok {
-			b.WriteString(r.picture(t, i, fmt.Sprintf("%s of Tuesday's revenue is in neither the ledger nor reconciliation: the taps that reached the job after their hour's totals had gone out went to the processor's side output, which the job never reads.", euros(house-ledger-rec))))
+			at, note = i, fmt.Sprintf("%s of Tuesday's revenue is in neither the ledger nor reconciliation: the taps that reached the job after their hour's totals had gone out went to the processor's side output, which the job never reads.", euros(house-ledger-rec))
 		}
 	}
+	b.WriteString(r.picture(t, at, note))
 	t.Error(b.String())
 }
 

@@ -64,11 +64,12 @@ func TestFixCountsEveryBusTap(t *testing.T) {
 	if !ok {
 		i = lost[0]
 	}
-	t.Errorf("%d gate and bus taps went to reconciliation; the business needs every one of them in the ledger. The latest:\n%s\n\n"+
+	msg := fmt.Sprintf("%d gate and bus taps went to reconciliation; the business needs every one of them in the ledger. The latest:\n%s\n\n"+
 		"A bus tap reaches the job up to 8 minutes after it was made, by the job's clock, and one made just before an hour's\n"+
 		"end then meets a watermark of that clock minus WatermarkDelay: 8 minutes minus the delay past the hour's end. The\n"+
 		"hour must still take it. Lateness picked from the average delay (1.5 min) or the 99th percentile (6 min) loses the\n"+
 		"tail, and the tail is real revenue: the source's bound is the maximum, not a typical value.", len(lost), r.tapTimeline(i))
+	t.Errorf("%s%s", msg, r.picture(t, i, msg))
 }
 
 // TestFixCorrectsTheHour certifies that a tap the job counts after its hour's totals have gone out goes out at once, in the same Process call, as its line's corrected total for that hour: the full count and sum so far (the ledger replaces the row), IsUpdate if the line had a total there before; and that no other total for an hour already out is sent again.
@@ -86,6 +87,12 @@ func TestFixCorrectsTheHour(t *testing.T) {
 	sent := map[row]bool{}   // rows the job has sent a total for
 	so := map[row]kit.Result{}
 	var problems []string
+	firstAt := -1 // the arrival of the first problem
+	problem := func(i int, p string) {
+		if problems = append(problems, p); firstAt < 0 {
+			firstAt = i
+		}
+	}
 	corrections := 0
 	for i, a := range rp.arrivals {
 		o := r.outs[i]
@@ -100,7 +107,7 @@ func TestFixCorrectsTheHour(t *testing.T) {
 		}
 		for _, res := range o.Ledger {
 			if out[window{res.Start, res.End}] && (rowOf(res) != k || !counted) {
-				problems = append(problems, fmt.Sprintf("after tap %s (%s) the job sent %s again, though no new tap of it was counted:\n"+
+				problem(i, fmt.Sprintf("after tap %s (%s) the job sent %s again, though no new tap of it was counted:\n"+
 					"an hour's totals go out once, and then again only for a tap that corrects them.", a.tap.ID, fmtRow(k), fmtResult(res)))
 			}
 		}
@@ -117,7 +124,7 @@ func TestFixCorrectsTheHour(t *testing.T) {
 						sentWhat += fmt.Sprintf(" (IsUpdate %v)", o.Ledger[got].IsUpdate)
 					}
 				}
-				problems = append(problems, fmt.Sprintf("tap %s reached the job after the totals of its hour had gone out and did not go to reconciliation,\n"+
+				problem(i, fmt.Sprintf("tap %s reached the job after the totals of its hour had gone out and did not go to reconciliation,\n"+
 					"so its hour must take it; the job sent %s, want %s (IsUpdate %v):\nthe row's full total so far, since the ledger replaces the row.\n%s",
 					a.tap.ID, sentWhat, fmtResult(want), want.IsUpdate, r.tapTimeline(i)))
 			}
@@ -135,10 +142,11 @@ func TestFixCorrectsTheHour(t *testing.T) {
 		t.Logf("no tap was counted after its hour's totals had gone out: no correction to check")
 	}
 	if len(problems) > 0 {
-		t.Errorf("%d of the %d taps kept out of reconciliation after their hour's totals had gone out were not sent on as the card\nsays; the first:\n%s\n\n"+
+		msg := fmt.Sprintf("%d of the %d taps kept out of reconciliation after their hour's totals had gone out were not sent on as the card\nsays; the first:\n%s\n\n"+
 			"The ledger upserts by line and hour: the last total it got for a row is the row. A correction must therefore be the\n"+
 			"row's whole corrected total, not the tap's own fare, and must go out with the tap that caused it: the ledger closes\n"+
 			"the hour 10 minutes after its end, and what the job holds back until then is never booked.", len(problems), corrections, problems[0])
+		t.Errorf("%s%s", msg, r.picture(t, firstAt, msg))
 	}
 }
 
@@ -153,6 +161,12 @@ func TestFixSendsLateTapsUnchanged(t *testing.T) {
 	r := runJob(t, rp)
 	first := rp.firsts()
 	var problems []string
+	firstAt := -1 // the arrival of the first problem
+	problem := func(i int, p string) {
+		if problems = append(problems, p); firstAt < 0 {
+			firstAt = i
+		}
+	}
 	seen := map[string]bool{}
 	for i, o := range append(slices.Clone(r.outs), r.flush) {
 		for _, e := range o.Reconciliation {
@@ -160,17 +174,21 @@ func TestFixSendsLateTapsUnchanged(t *testing.T) {
 			if i < len(r.outs) {
 				when = fmt.Sprintf("after tap %s", rp.arrivals[i].tap.ID)
 			}
+			at, ok := first[e.ID] // the tap's arrival: what a picture of the problem draws
+			if !ok {
+				at = min(i, len(r.outs)-1)
+			}
 			switch {
 			case seen[e.ID]:
-				problems = append(problems, fmt.Sprintf("%s the job sent %s to reconciliation again: each tap goes there once", when, fmtTap(e)))
+				problem(at, fmt.Sprintf("%s the job sent %s to reconciliation again: each tap goes there once", when, fmtTap(e)))
 			case i == len(r.outs) || rp.arrivals[i].tap.ID != e.ID:
-				problems = append(problems, fmt.Sprintf("%s the job sent %s to reconciliation: a tap goes there with the Process call that\n"+
+				problem(at, fmt.Sprintf("%s the job sent %s to reconciliation: a tap goes there with the Process call that\n"+
 					"reads it, not later (finance reconciles during the day)", when, fmtTap(e)))
 			case first[e.ID] != i:
-				problems = append(problems, fmt.Sprintf("%s, a retried copy, the job sent it to reconciliation: the tap's first delivery decides\n"+
+				problem(i, fmt.Sprintf("%s, a retried copy, the job sent it to reconciliation: the tap's first delivery decides\n"+
 					"where it goes, and a copy changes nothing", when))
 			case e != rp.arrivals[i].tap:
-				problems = append(problems, fmt.Sprintf("the job sent %s to reconciliation, and the tap it read was %s: reconciliation gets the tap\n"+
+				problem(i, fmt.Sprintf("the job sent %s to reconciliation, and the tap it read was %s: reconciliation gets the tap\n"+
 					"as it came, to match it against the clearing house's record of it", fmtTap(e), fmtTap(rp.arrivals[i].tap)))
 			}
 			seen[e.ID] = true
@@ -181,14 +199,15 @@ func TestFixSendsLateTapsUnchanged(t *testing.T) {
 		if a := rp.arrivals[i]; a.device == handheld && r.clocks[i]-a.tap.TS >= 6*hour {
 			backlog++
 			if !seen[a.tap.ID] {
-				problems = append(problems, fmt.Sprintf("tap %s, synced %v after it was made, is not in reconciliation: no hour waits that long for its\n"+
+				problem(i, fmt.Sprintf("tap %s, synced %v after it was made, is not in reconciliation: no hour waits that long for its\n"+
 					"last taps (the ledger closed it long ago)\n%s", a.tap.ID, ms(r.clocks[i]-a.tap.TS), r.tapTimeline(i)))
 			}
 		}
 	}
 	mustHave(t, backlog, 20, "handheld taps synced 6 hours or more after they were made")
 	if len(problems) > 0 {
-		t.Errorf("%d problems with what went to reconciliation; the first ones:\n%s", len(problems), strings.Join(capList(problems, 2), "\n"))
+		msg := fmt.Sprintf("%d problems with what went to reconciliation; the first ones:\n%s", len(problems), strings.Join(capList(problems, 2), "\n"))
+		t.Errorf("%s%s", msg, r.picture(t, firstAt, msg))
 	}
 }
 
@@ -234,12 +253,13 @@ func TestFixSendsFirstTotalsOnTime(t *testing.T) {
 		}
 	}
 	if len(problems) > 0 {
-		t.Errorf("the dashboard shows each hour's first totals by 30 s past the hour, on the job's clock; %d hours missed it:\n%s\n"+
+		msg := fmt.Sprintf("the dashboard shows each hour's first totals by 30 s past the hour, on the job's clock; %d hours missed it:\n%s\n"+
 			"one of their taps:\n%s\n\n"+
 			"Config: WatermarkDelay %v, AllowedLateness %v. An hour's totals go out when the watermark, the clock minus\n"+
 			"WatermarkDelay, reaches its end: the delay is paid by every hour, every day. Late taps that are expected are what\n"+
 			"allowed lateness is for: the totals go out on time, and a correction follows each late tap.",
 			len(problems), strings.Join(problems, "\n"), r.tapTimeline(example), ms(r.cfg.WatermarkDelay), ms(r.cfg.AllowedLateness))
+		t.Errorf("%s%s", msg, r.picture(t, example, msg))
 	}
 }
 
@@ -269,10 +289,11 @@ func TestFixKeepsTheLedgerClose(t *testing.T) {
 	if len(late) == 0 {
 		return
 	}
-	t.Errorf("%d totals were sent after the ledger had closed their hour (10 minutes after its end, on the job's clock); the ledger\n"+
+	msg := fmt.Sprintf("%d totals were sent after the ledger had closed their hour (10 minutes after its end, on the job's clock); the ledger\n"+
 		"rejects them, and their taps are in neither the ledger nor reconciliation:\n%s\nthe first one's tap:\n%s\n\n"+
 		"Config: WatermarkDelay %v + AllowedLateness %v = %v: the job keeps an hour open until its clock reads that far past\n"+
 		"the hour's end. The close caps the sum at 10 minutes; taps later than that are what reconciliation is for.",
 		len(late), strings.Join(capList(late, 5), "\n"), r.tapTimeline(first),
 		ms(r.cfg.WatermarkDelay), ms(r.cfg.AllowedLateness), ms(r.cfg.WatermarkDelay+r.cfg.AllowedLateness))
+	t.Errorf("%s%s", msg, r.picture(t, first, msg))
 }

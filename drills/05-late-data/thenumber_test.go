@@ -109,5 +109,10 @@ func TestFinalAfterIsMet(t *testing.T) {
 	}
 	b.WriteString("\nThe number is the config's: the hour's state is dropped when the watermark reaches its end + AllowedLateness, and the\n" +
 		"watermark trails the job's clock by WatermarkDelay. Leaving the delay out promises finality WatermarkDelay too soon.")
+	at := earlyAt
+	if len(late) > 0 {
+		at = lateAt
+	}
+	b.WriteString(r.picture(t, at, b.String()))
 	t.Error(b.String())
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/flk-byo/course/internal/picture"
@@ -134,50 +135,124 @@ func RandomOps(r *rand.Rand, keys []string, n int, size, delay, bound int64) []O
 // messages, stay ordinary.
 const awkwardRate = 0.05
 
-// CutPicture draws, with pictures on, a restore-and-continue run as a page
-// for test t (picture.Save) and returns the line that links it, or "".
-// The run is the calls ops: the first cut as the uninterrupted run full
-// made them (a snapshotted processor made the same calls), then the
-// restore, then cont, what the restored processor did with the calls after
-// the cut (as far as it got); the page marks where it first differs from
-// what full returned for the same calls. w says the windows to draw.
-func CutPicture(t testing.TB, note string, w picture.Windows, ops []Op, full Trace, cut int, cont Trace) string {
+// Cut is a restore-and-continue run, checked against the uninterrupted run
+// of the same calls: a processor made the first At calls of Ops (as Full
+// made them: the test checks it, or takes it as given) and was
+// snapshotted, and a processor restored from the snapshot made the calls
+// after them.
+type Cut struct {
+	Ops  []Op
+	Full Trace // the uninterrupted run of every call of Ops: what the cut run must equal
+	At   int   // calls made before the snapshot
+	// LateAtCut is the snapshotted processor's Late(): the side output of
+	// the calls before the snapshot.
+	LateAtCut []kit.Event
+	// Cont is what the restored processor did with the calls Ops[At:], as
+	// far as the test let it go: its Outs and WMs may be shorter.
+	Cont Trace
+}
+
+// Picture draws c, with pictures on, as a page for test t (picture.Save)
+// and returns the line that links it, or "". The page shows the calls
+// before the cut as the uninterrupted run made them, the restore, then
+// what the restored processor did, and marks where it first differs from
+// what the uninterrupted run returned for the same calls; when the
+// restored processor made every call, also the watermark the
+// uninterrupted run ended with. note is the failure's message; w says the
+// windows to draw.
+func (c Cut) Picture(t testing.TB, note string, w picture.Windows) string {
 	if !picture.Enabled() {
 		return ""
 	}
 	var steps []picture.Step
-	add := func(o Op, out []kit.Result, wm int64) {
-		s := picture.Step{Op: picture.OpFlush, Partition: -1, Watermark: wm, Emitted: out}
-		switch o.Kind {
-		case "process":
-			s.Op, s.Event = picture.OpEvent, o.Event
-		case "advance":
-			s.Op, s.Label = picture.OpWatermark, o.String()
-		}
-		steps = append(steps, s)
-	}
-	for i := range cut {
-		add(ops[i], full.Outs[i], full.WMs[i])
+	for i := range c.At {
+		steps = append(steps, opStep(c.Ops[i], c.Full.Outs[i], c.Full.WMs[i]))
 	}
 	wmAtCut := int64(math.MinInt64)
-	if cut > 0 {
-		wmAtCut = full.WMs[cut-1]
+	if c.At > 0 {
+		wmAtCut = c.Full.WMs[c.At-1]
 	}
 	steps = append(steps, picture.Step{Op: picture.OpRestore, Partition: -1, Watermark: wmAtCut})
-	n := min(len(cont.Outs), len(ops)-cut)
+	n := min(len(c.Cont.Outs), len(c.Ops)-c.At)
 	for j := range n {
 		wm := wmAtCut
-		if j < len(cont.WMs) {
-			wm = cont.WMs[j]
+		if j < len(c.Cont.WMs) {
+			wm = c.Cont.WMs[j]
 		}
-		add(ops[cut+j], cont.Outs[j], wm)
+		steps = append(steps, opStep(c.Ops[c.At+j], c.Cont.Outs[j], wm))
 	}
-	return "\n" + picture.Save(t, picture.Run{
-		Title:   fmt.Sprintf("%s: snapshot after call %d, restored", t.Name(), cut),
+	run := picture.Run{
+		Title:   fmt.Sprintf("%s: snapshot after call %d, restored", t.Name(), c.At),
 		Note:    note,
 		Windows: w,
 		Steps:   steps,
-		Late:    cont.Late,
-		Want:    Emitted(full.Outs[:cut+n]),
-	})
+		Late:    slices.Concat(c.LateAtCut, c.Cont.Late),
+		Want:    Emitted(c.Full.Outs[:c.At+n]),
+	}
+	if run.Want == nil {
+		run.Want = []kit.Result{} // nothing at all was wanted
+	}
+	if c.At+n == len(c.Ops) {
+		run.WantWatermark, run.HasWantWatermark = c.Full.WM, true
+	}
+	return "\n" + picture.Save(t, run)
+}
+
+// TracePicture draws, with pictures on, the calls ops as a processor made
+// them as a page for test t (picture.Save) and returns the line that links
+// it, or "": got is what it did, as far as the test let it go (its Outs
+// and WMs may be shorter than ops), and want what another processor, the
+// test's oracle, did over the same calls; the page marks where what got
+// returned first differs from what want returned and, when got made every
+// call, the watermark want ended with. A test whose oracle is not a run of
+// the same calls (a batch computation, a count) passes a zero want, and the
+// page marks nothing. A run longer than the page holds is
+// drawn from its last tracedCalls calls. note is the failure's message; w
+// says the windows to draw.
+func TracePicture(t testing.TB, note string, w picture.Windows, ops []Op, got, want Trace) string {
+	if !picture.Enabled() {
+		return ""
+	}
+	n := min(len(got.Outs), len(ops))
+	from := max(0, n-tracedCalls)
+	var steps []picture.Step
+	for i := from; i < n; i++ {
+		wm := int64(math.MinInt64)
+		if i < len(got.WMs) {
+			wm = got.WMs[i]
+		}
+		steps = append(steps, opStep(ops[i], got.Outs[i], wm))
+	}
+	title := t.Name()
+	if from > 0 {
+		title = fmt.Sprintf("%s: calls %d to %d of %d", t.Name(), from+1, n, len(ops))
+	}
+	run := picture.Run{Title: title, Note: note, Windows: w, Steps: steps, Late: got.Late}
+	if want.Outs != nil {
+		run.Want = Emitted(want.Outs[from:n])
+		if run.Want == nil {
+			run.Want = []kit.Result{} // nothing at all was wanted
+		}
+		if n == len(ops) {
+			run.WantWatermark, run.HasWantWatermark = want.WM, true
+		}
+	}
+	return "\n" + picture.Save(t, run)
+}
+
+// tracedCalls is how many calls TracePicture draws at most: the last ones
+// up to where the test stopped, which a page of at most 400 rows holds.
+const tracedCalls = 300
+
+// opStep is the picture's step of the call o, which returned out and left
+// the watermark at wm.
+func opStep(o Op, out []kit.Result, wm int64) picture.Step {
+	s := picture.Step{Op: picture.OpFlush, Partition: -1, Watermark: wm, Emitted: out}
+	switch o.Kind {
+	case "process":
+		s.Op, s.Event = picture.OpEvent, o.Event
+	case "advance":
+		s.Op, s.Label = picture.OpWatermark, o.String()
+	}
+	return s
 }

@@ -85,6 +85,21 @@ func (r *Run) Flush() []kit.Result {
 	return out
 }
 
+// Apply makes the call o on the processor, as Process, Advance or Flush
+// does, and returns what it returned: a run that replays a call sequence
+// (RandomOps) records it as a hand-written one does.
+func (r *Run) Apply(o Op) []kit.Result {
+	switch o.Kind {
+	case "process":
+		return r.Process(o.Event)
+	case "advance":
+		return r.Advance(o.WM)
+	case "flush":
+		return r.Flush()
+	}
+	panic("windowtest: unknown op kind " + o.Kind)
+}
+
 // Watermark returns the processor's Watermark().
 func (r *Run) Watermark() int64 { return r.p.Watermark() }
 
@@ -100,8 +115,13 @@ func (r *Run) Emitted() []kit.Result { return r.emitted }
 // keeps the current processor's Late() for the timeline, which from then on
 // says after which arrival the restore happened and shows the side output
 // of every processor of the run, in order.
-func (r *Run) Restored(p Processor) {
-	r.lateBefore = append(r.lateBefore, r.p.Late()...)
+func (r *Run) Restored(p Processor) { r.RestoredFrom(p, r.p.Late()) }
+
+// RestoredFrom is Restored for a test that let the snapshotted processor
+// go on after the snapshot (calls that are not part of the run): late is
+// that processor's Late() when the snapshot was taken.
+func (r *Run) RestoredFrom(p Processor, late []kit.Event) {
+	r.lateBefore = append(r.lateBefore, late...)
 	r.restores = append(r.restores, len(r.events))
 	r.p = p
 	r.record(picture.OpRestore, kit.Event{}, nil)
@@ -139,6 +159,19 @@ func (r *Run) SetWindows(w picture.Windows) {
 // just made, or the whole run), the run should have emitted what came
 // before it and then want: the page marks the first difference.
 func (r *Run) Failure(msg string, got, want []kit.Result, more ...string) string {
+	return msg + "\n\n" + r.timeline() + strings.Join(more, "") + r.Picture(msg, got, want)
+}
+
+// Picture is the last line of Failure alone, for a check whose message
+// draws a view of its own: with pictures on, the link to the page of the
+// run so far, with got and want marked as Failure marks them; "" with
+// pictures off. After a check of something other than results (the side
+// output, the watermark), got and want are nil: the run's results are
+// then taken as right.
+func (r *Run) Picture(msg string, got, want []kit.Result) string {
+	if !picture.Enabled() {
+		return ""
+	}
 	var wantAll []kit.Result
 	if n := len(r.emitted) - len(got); n >= 0 && slices.Equal(r.emitted[n:], got) {
 		wantAll = append(slices.Clone(r.emitted[:n]), want...)
@@ -146,7 +179,7 @@ func (r *Run) Failure(msg string, got, want []kit.Result, more ...string) string
 			wantAll = []kit.Result{} // nothing at all was wanted
 		}
 	}
-	return msg + "\n\n" + r.timeline() + strings.Join(more, "") + r.link(msg, wantAll)
+	return r.link(msg, wantAll)
 }
 
 // link draws the run as a page for the test (picture.Save) and returns a
@@ -288,9 +321,17 @@ func (d Delivery) WindowTimeline(start, end int64) string {
 	return fmt.Sprintf("only window [%d,%d), arrival order:\n%s", start, end, OnlyWindow(tl, start, end).String()) + d.link()
 }
 
-// link draws the whole delivery as a page (picture.Save) and returns the
-// line that links it, or "" when pictures are off.
+// link draws the whole delivery as a page (Picture) with the tumbling
+// windows of Deliver's size and lateness, and returns the line that links
+// it, or "" when pictures are off.
 func (d Delivery) link() string {
+	return d.Picture("", picture.Windows{Size: d.size, Lateness: d.lateness})
+}
+
+// Picture draws, with pictures on, the whole delivery as a page for its
+// test (picture.Save) and returns the line that links it, or "": note is
+// the failure's message, w says the windows to draw.
+func (d Delivery) Picture(note string, w picture.Windows) string {
 	if !picture.Enabled() || d.t == nil || len(d.wms) != len(d.Calls) {
 		return ""
 	}
@@ -301,7 +342,7 @@ func (d Delivery) link() string {
 			steps[i].Op, steps[i].Event = picture.OpEvent, d.Events[i]
 		}
 	}
-	return "\n" + picture.Save(d.t, picture.Run{Title: d.t.Name(), Windows: picture.Windows{Size: d.size, Lateness: d.lateness}, Steps: steps, Late: d.Late})
+	return "\n" + picture.Save(d.t, picture.Run{Title: d.t.Name(), Note: note, Windows: w, Steps: steps, Late: d.Late})
 }
 
 // Shuffles yields n bounded shuffles of events (kit.BoundedShuffle), with

@@ -2,9 +2,11 @@ package windowtest
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"testing"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/kit"
 )
@@ -32,6 +34,9 @@ type SnapshotCopy[P Processor] struct {
 	Other kit.Event
 	// Restorer names the restore function in messages, "RestoreProcessor".
 	Restorer string
+	// Windows says which windows the processor assigns, for the picture
+	// of a restored processor that goes on differently (Cut.Picture).
+	Windows picture.Windows
 }
 
 // CheckSnapshotIsACopy runs, as subtests of t, the four ways a snapshot
@@ -48,17 +53,20 @@ func CheckSnapshotIsACopy[P Processor](t *testing.T, c SnapshotCopy[P]) {
 	continues := func(t *testing.T, p P, cut int, why string) bool {
 		t.Helper()
 		got := Replay(p, c.Ops[cut:])
+		cutRun := Cut{Ops: c.Ops, Full: c.Want, At: cut, LateAtCut: c.Prefix(t, cut).Late(), Cont: got}
 		for i, out := range got.Outs {
 			if want := c.Want.Outs[cut+i]; !slices.Equal(out, want) {
-				t.Errorf("Restored from the snapshot taken after call %d of %d, call %d %v returned\n%s\nthe uninterrupted run returned\n%s\n%s",
+				msg := fmt.Sprintf("Restored from the snapshot taken after call %d of %d, call %d %v returned\n%s\nthe uninterrupted run returned\n%s\n%s",
 					cut, len(c.Ops), cut+i+1, c.Ops[cut+i], FmtResults(out), FmtResults(want), why)
+				cutRun.Cont = Trace{Outs: got.Outs[:i+1], WMs: got.WMs[:i+1], Late: got.Late}
+				t.Errorf("%s%s", msg, cutRun.Picture(t, msg, c.Windows))
 				return false
 			}
 		}
-		lateBefore := c.Prefix(t, cut).Late()
-		if want := c.Want.Late[len(lateBefore):]; !slices.Equal(got.Late, want) {
-			t.Errorf("Restored from the snapshot taken after call %d of %d, the calls after it sent %s to the side output;\n"+
+		if want := c.Want.Late[len(cutRun.LateAtCut):]; !slices.Equal(got.Late, want) {
+			msg := fmt.Sprintf("Restored from the snapshot taken after call %d of %d, the calls after it sent %s to the side output;\n"+
 				"the uninterrupted run sent %s\n%s", cut, len(c.Ops), FmtEvents(got.Late), FmtEvents(want), why)
+			t.Errorf("%s%s", msg, cutRun.Picture(t, msg, c.Windows))
 			return false
 		}
 		return true

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/kit"
 )
 
@@ -526,4 +528,71 @@ func TestTimeOfDay(t *testing.T) {
 			t.Errorf("TimeOfDay(%d) = %q, want %q", ms, got, want)
 		}
 	}
+}
+
+// page reads the page a picture link names, or fails t.
+func page(t *testing.T, link string) string {
+	t.Helper()
+	path, ok := strings.CutPrefix(strings.TrimSpace(link), "picture: file://")
+	if !ok {
+		t.Fatalf("link = %q; want a line \"picture: file://…\"", link)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestPictures checks the pages of a Run, a Cut and a TracePicture: none
+// with pictures off, and with them on a page that shows the restore, the
+// first difference and the watermark wanted.
+func TestPictures(t *testing.T) {
+	ops := []Op{ProcessOp(Ev("e1", "a", 3, 2)), AdvanceOp(5), ProcessOp(Ev("e2", "b", 4, 1)), FlushOp()}
+	full := Replay(&echo{}, ops)
+	t.Run("off", func(t *testing.T) {
+		t.Setenv(picture.Env, "")
+		r := NewRun(t, &echo{}, 10, 0)
+		r.Apply(ops[0])
+		if got := r.Picture("msg", nil, nil) + (Cut{Ops: ops, Full: full, At: 1}).Picture(t, "msg", picture.Windows{Size: 10}) +
+			TracePicture(t, "msg", picture.Windows{Size: 10}, ops, full, full); got != "" {
+			t.Errorf("with pictures off the links are %q; want none", got)
+		}
+	})
+	t.Setenv(picture.Env, t.TempDir())
+	t.Run("run", func(t *testing.T) {
+		r := NewRun(t, &echo{}, 10, 0)
+		for _, o := range ops[:2] {
+			r.Apply(o)
+		}
+		r.RestoredFrom(&echo{wm: 5}, nil)
+		got := r.Apply(ops[2])
+		html := page(t, r.Picture("the restored run went on differently", got, nil))
+		for _, want := range []string{"the restored run went on differently", "snapshot → restore", "first difference"} {
+			if !strings.Contains(html, want) {
+				t.Errorf("the page lacks %q", want)
+			}
+		}
+	})
+	t.Run("cut", func(t *testing.T) {
+		cont := Replay(&echo{wm: 3}, ops[1:])
+		cont.Outs[1] = nil // the restored processor lost e2's result
+		html := page(t, (Cut{Ops: ops, Full: full, At: 1, Cont: cont}).Picture(t, "lost a result", picture.Windows{Size: 10}))
+		for _, want := range []string{"snapshot after call 1, restored", "lost a result", "first difference", "wanted"} {
+			if !strings.Contains(html, want) {
+				t.Errorf("the page lacks %q", want)
+			}
+		}
+	})
+	t.Run("a long trace", func(t *testing.T) {
+		var long []Op
+		for i := range tracedCalls + 50 {
+			long = append(long, ProcessOp(Ev(fmt.Sprint(i), "a", int64(i), 1)))
+		}
+		tr := Replay(&echo{}, long)
+		html := page(t, TracePicture(t, "the end of a long run", picture.Windows{Size: 10}, long, tr, tr))
+		if want := fmt.Sprintf("calls 51 to %d of %d", tracedCalls+50, tracedCalls+50); !strings.Contains(html, want) {
+			t.Errorf("the page of a run of %d calls lacks %q: it draws the last %d", tracedCalls+50, want, tracedCalls)
+		}
+	})
 }

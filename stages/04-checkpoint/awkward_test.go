@@ -62,21 +62,20 @@ func TestSnapshotKeepsAwkwardKeys(t *testing.T) {
 	t.Run("all of them in one window", func(t *testing.T) {
 		defer suite.Recover(t)
 		keys := kit.AwkwardStrings()
-		p := newProcessor(t, awkwardCfg)
+		s := newSession(t, awkwardCfg)
 		var want []kit.Result
 		for i, k := range keys {
-			p.Process(ev(fmt.Sprintf("e%d", i), k, int64(i%10), int64(i+1)))
+			s.Process(ev(fmt.Sprintf("e%d", i), k, int64(i%10), int64(i+1)))
 			want = append(want, res(k, 0, 10, 1, int64(i+1)))
 		}
 		// The order of one call's results is by key, byte by byte, as Go
 		// compares strings: neither by length nor by how the key prints.
 		slices.SortFunc(want, func(a, b kit.Result) int { return compareBytes(a.Key, b.Key) })
-		r, _ := roundTrip(t, p)
-		if got := r.Flush(); !slices.Equal(got, want) {
-			t.Errorf("%d awkward keys, one event each in [0,10), snapshot, restore: Flush() returned\n%s\nwant\n%s\n"+
-				"Every key comes back byte for byte and apart from the others, and the results of one call are ordered by\n"+
-				"(End, Start, Key), keys compared byte by byte (kit.SortResults).", len(keys), fmtResults(got), fmtResults(want))
-		}
+		r, _ := roundTrip(t, s.p)
+		s.restored(r)
+		s.Expect("Flush() after the restore", s.Flush(), want, fmt.Sprintf("%d awkward keys, one event each in [0,10), snapshot, restore.\n"+
+			"Every key comes back byte for byte and apart from the others, and the results of one call are ordered by\n"+
+			"(End, Start, Key), keys compared byte by byte (kit.SortResults).", len(keys)))
 	})
 }
 

@@ -100,6 +100,12 @@ func genOps(r *rand.Rand, cfg Config, n int, bound int64) []op {
 	return windowtest.RandomOps(r, []string{"a", "b", "c", "d"}, n, cfg.WindowSize, cfg.WatermarkDelay, bound)
 }
 
+// pictureWindows says, for a picture, which windows a processor for cfg
+// assigns.
+func pictureWindows(cfg Config) picture.Windows {
+	return picture.Windows{Size: cfg.WindowSize, Lateness: cfg.AllowedLateness}
+}
+
 // fmtResults renders results one per line, or "  (nothing)"; past twelve
 // it says how many more there are.
 func fmtResults(rs []kit.Result) string { return windowtest.FmtResultsUpTo(rs, 12) }
@@ -124,12 +130,15 @@ func checkCutRun(t *testing.T, cfg Config, ops []op, full trace, c cutRun) bool 
 	t.Helper()
 	head := fmt.Sprintf("Config %+v, %d calls; snapshot after call %d of %d (%d bytes), restored %s.\n",
 		cfg, len(ops), c.Cut, len(ops), c.SnapshotLen, c.Where)
+	w := pictureWindows(cfg)
+	cut := windowtest.Cut{Ops: ops, Full: full, At: c.Cut, LateAtCut: c.LateAtCut, Cont: c.Continued}
 	if c.WMRestored != c.WMAtCut {
-		t.Errorf("%sWatermark() of the restored processor is %s, the snapshotted processor's was %s.\n"+
+		msg := fmt.Sprintf("%sWatermark() of the restored processor is %s, the snapshotted processor's was %s.\n"+
 			"The watermark is state: without it, windows that fired before the snapshot fire again, and events\n"+
 			"that were late are counted. Save the watermark itself (AdvanceWatermark may have raised it above\n"+
 			"max timestamp − delay), not only what you derive it from.",
 			head, kit.FormatWatermark(c.WMRestored), kit.FormatWatermark(c.WMAtCut))
+		t.Errorf("%s%s", msg, cut.Picture(t, msg, w))
 		return false
 	}
 	for i, got := range c.Continued.Outs {
@@ -140,19 +149,21 @@ func checkCutRun(t *testing.T, cfg Config, ops []op, full trace, c cutRun) bool 
 		}
 		msg := fmt.Sprintf("%sAfter the restore, call %d %v returned\n%s\nthe uninterrupted run returned\n%s",
 			head, at+1, ops[at], fmtResults(got), fmtResults(want))
-		cont := trace{Outs: c.Continued.Outs[:i+1], WMs: c.Continued.WMs[:i+1], Late: c.Continued.Late}
+		cut.Cont = trace{Outs: c.Continued.Outs[:i+1], WMs: c.Continued.WMs[:i+1], Late: c.Continued.Late}
 		t.Errorf("%s\n%s\n\n%s%s", msg, explainDivergence(c, ops, at, got, want), cutTimeline(cfg, ops, c, at, got, want),
-			windowtest.CutPicture(t, msg, picture.Windows{Size: cfg.WindowSize, Lateness: cfg.AllowedLateness}, ops, full, c.Cut, cont))
+			cut.Picture(t, msg, w))
 		return false
 	}
 	late := append(slices.Clone(c.LateAtCut), c.Continued.Late...)
 	if !slices.Equal(late, full.Late) {
-		t.Errorf("%sLate() before the snapshot: %s\nLate() of the restored processor: %s\nthe uninterrupted run's Late(): %s\n%s",
+		msg := fmt.Sprintf("%sLate() before the snapshot: %s\nLate() of the restored processor: %s\nthe uninterrupted run's Late(): %s\n%s",
 			head, windowtest.FmtEvents(c.LateAtCut), windowtest.FmtEvents(c.Continued.Late), windowtest.FmtEvents(full.Late), explainLate(c, ops, late, full.Late))
+		t.Errorf("%s%s", msg, cut.Picture(t, msg, w))
 		return false
 	}
 	if c.Continued.WM != full.WM {
-		t.Errorf("%sWatermark() at the end is %s, the uninterrupted run's is %s", head, kit.FormatWatermark(c.Continued.WM), kit.FormatWatermark(full.WM))
+		msg := fmt.Sprintf("%sWatermark() at the end is %s, the uninterrupted run's is %s", head, kit.FormatWatermark(c.Continued.WM), kit.FormatWatermark(full.WM))
+		t.Errorf("%s%s", msg, cut.Picture(t, msg, w))
 		return false
 	}
 	return true
@@ -302,8 +313,14 @@ func newSession(t *testing.T, cfg Config) *session {
 // the snapshot, as a job does after a crash.
 func (s *session) checkpoint() {
 	s.t.Helper()
-	s.p = restoreOf(s.t, snapshotOf(s.t, s.p))
-	s.Restored(s.p)
+	s.restored(restoreOf(s.t, snapshotOf(s.t, s.p)))
+}
+
+// restored carries on with r, restored from a snapshot of the session's
+// processor.
+func (s *session) restored(r *Processor) {
+	s.p = r
+	s.Restored(r)
 }
 
 // roundTrip returns a processor restored from a snapshot of p, and the

@@ -48,16 +48,14 @@ func TestWatermarkSurvivesRestore(t *testing.T) {
 	})
 	t.Run("after Flush", func(t *testing.T) {
 		defer suite.Recover(t)
-		p := newProcessor(t, Config{WindowSize: 10})
-		p.Process(ev("e1", "a", 5, 1))
-		p.Flush()
-		r := restoreOf(t, snapshotOf(t, p))
-		if wm := r.Watermark(); wm != math.MaxInt64 {
-			t.Errorf("Watermark() after restoring a flushed processor = %s, want math.MaxInt64: the input has ended", kit.FormatWatermark(wm))
+		s := newSession(t, Config{WindowSize: 10})
+		s.Process(ev("e1", "a", 5, 1))
+		s.Flush()
+		s.checkpoint()
+		if wm := s.Watermark(); wm != math.MaxInt64 {
+			t.Errorf("Watermark() after restoring a flushed processor = %s, want math.MaxInt64: the input has ended\n\n%s", kit.FormatWatermark(wm), s.Timeline())
 		}
-		if out := r.Process(ev("e2", "a", 7, 1)); len(out) > 0 {
-			t.Errorf("Process(e2 a@7=1) after restoring a flushed processor returned\n%s\nwant nothing: every event after the end is late", fmtResults(out))
-		}
+		s.Expect("Process(e2 a@7=1) after the restore", s.Process(ev("e2", "a", 7, 1)), nil, "every event after the end is late")
 	})
 	t.Run("at the int64 edges", func(t *testing.T) {
 		defer suite.Recover(t)
@@ -124,30 +122,25 @@ func TestFiredWindowsSurviveRestore(t *testing.T) {
 // emitted downstream when it happened.
 func TestRestoredSideOutputStartsEmpty(t *testing.T) {
 	defer suite.Recover(t)
-	p := newProcessor(t, Config{WindowSize: 10})
-	p.Process(ev("e1", "a", 25, 1))
+	s := newSession(t, Config{WindowSize: 10})
+	s.Process(ev("e1", "a", 25, 1))
 	early := []kit.Event{ev("e2", "a", 3, 1), ev("e3", "b", 14, 2)}
-	p.Process(early[0])
-	p.Process(early[1])
-	if got := p.Late(); !slices.Equal(got, early) {
-		t.Fatalf("Late() = %s, want %s: at watermark 25, [0,10) and [10,20) have expired", windowtest.FmtEvents(got), windowtest.FmtEvents(early))
+	s.ProcessAll(early...)
+	s.ExpectLate(early, "at watermark 25, [0,10) and [10,20) have expired")
+	if t.Failed() {
+		return
 	}
-	r := restoreOf(t, snapshotOf(t, p))
-	if got := r.Late(); len(got) > 0 {
-		t.Errorf("Late() of the restored processor = %s, want nothing.\n"+
-			"The side output is output, not state: those events went downstream when they arrived. A restored\n"+
-			"processor that repeats them emits them twice; that is why Snapshot leaves them out.", windowtest.FmtEvents(got))
-	}
-	if got := p.Late(); !slices.Equal(got, early) {
+	snapshotted := s.p
+	s.checkpoint()
+	s.ExpectLate(nil, "the side output is output, not state: those events went downstream when they arrived. A restored\n"+
+		"processor that repeats them emits them twice; that is why Snapshot leaves them out.")
+	if got := snapshotted.Late(); !slices.Equal(got, early) {
 		t.Errorf("Late() of the snapshotted processor = %s after Snapshot, want %s: taking a snapshot changes nothing",
 			windowtest.FmtEvents(got), windowtest.FmtEvents(early))
 	}
 	later := ev("e4", "b", 9, 4)
-	r.Process(later)
-	if got := r.Late(); !slices.Equal(got, []kit.Event{later}) {
-		t.Errorf("Late() of the restored processor after Process(%v) = %s, want [%v]: [0,10) expired before the snapshot",
-			later, windowtest.FmtEvents(got), later)
-	}
+	s.Process(later)
+	s.ExpectLate([]kit.Event{later}, "[0,10) expired before the snapshot")
 }
 
 // TestSnapshotIsUnaffectedByLaterProcessing certifies that a snapshot is a copy: processing after it changes neither its bytes nor what it restores to, and restored processors share nothing with it or each other.
@@ -167,6 +160,7 @@ func TestSnapshotIsUnaffectedByLaterProcessing(t *testing.T) {
 		Restore:  func(t *testing.T, snap []byte, _ int) *Processor { return restoreOf(t, snap) },
 		Other:    ev("other", "a", 0, 100),
 		Restorer: "RestoreProcessor",
+		Windows:  pictureWindows(cfg),
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
@@ -126,6 +127,12 @@ var (
 func singleRun(t testing.TB, cfg Config, ops []op) trace {
 	t.Helper()
 	return runOps(windowtest.MustNew(t, NewProcessor, cfg), ops)
+}
+
+// pictureWindows says, for a picture, which windows a processor for cfg
+// assigns.
+func pictureWindows(cfg Config) picture.Windows {
+	return picture.Windows{Size: cfg.WindowSize, Lateness: cfg.AllowedLateness}
 }
 
 // genOps returns windowtest.RandomOps for cfg.

@@ -147,27 +147,29 @@ func TestParallelResultsEqualSingleProcessor(t *testing.T) {
 					ops := genOps(suite.Rand(t), pc.cfg, parallelKeys, 120, pc.bound)
 					want := singleRun(t, pc.cfg, ops)
 					pp := newParallel(t, ParallelConfig{Processor: pc.cfg, Parallelism: p, MaxParallelism: maxP})
-					var emitted []kit.Result
+					r := windowtest.NewRun(t, pp, pc.cfg.WindowSize, pc.cfg.AllowedLateness)
 					for k, o := range ops {
-						got := o.Apply(pp)
-						emitted = append(emitted, got...)
+						got := r.Apply(o)
 						if !slices.Equal(got, want.Outs[k]) {
-							t.Errorf("Config %+v, maxParallelism %d, parallelism %d: call %d of %d, %v, returned\n%s\none Processor returned\n%s\n%s\n\n%s",
-								pc.cfg, maxP, p, k+1, len(ops), o, windowtest.FmtResults(got), windowtest.FmtResults(want.Outs[k]),
-								parallelHint(got, want.Outs[k], maxP, p), callTimeline(pc.cfg, ops[:k+1], emitted, pp, got, want.Outs[k]))
+							msg := fmt.Sprintf("Config %+v, maxParallelism %d, parallelism %d: call %d of %d, %v, returned\n%s\none Processor returned\n%s",
+								pc.cfg, maxP, p, k+1, len(ops), o, windowtest.FmtResults(got), windowtest.FmtResults(want.Outs[k]))
+							t.Errorf("%s\n%s\n\n%s%s", msg, parallelHint(got, want.Outs[k], maxP, p),
+								callTimeline(pc.cfg, ops[:k+1], r.Emitted(), pp, got, want.Outs[k]), r.Picture(msg, got, want.Outs[k]))
 							return
 						}
 						if wm := pp.Watermark(); wm != want.WMs[k] {
-							t.Errorf("Config %+v, maxParallelism %d, parallelism %d: after call %d, %v, Watermark() = %s; one Processor's is %s.\n"+
+							msg := fmt.Sprintf("Config %+v, maxParallelism %d, parallelism %d: after call %d, %v, Watermark() = %s; one Processor's is %s.\n"+
 								"The stream has one watermark: max timestamp − delay over ALL subtasks' events, raised by AdvanceWatermark.",
 								pc.cfg, maxP, p, k+1, o, kit.FormatWatermark(wm), kit.FormatWatermark(want.WMs[k]))
+							t.Errorf("%s%s", msg, r.Picture(msg, nil, nil))
 							return
 						}
 					}
 					if late := pp.Late(); !slices.Equal(late, want.Late) {
-						t.Errorf("Config %+v, maxParallelism %d, parallelism %d: Late() = %s\none Processor's: %s\n"+
+						msg := fmt.Sprintf("Config %+v, maxParallelism %d, parallelism %d: Late() = %s\none Processor's: %s\n"+
 							"The side output is the late events of every subtask, each once, in arrival order.",
 							pc.cfg, maxP, p, windowtest.FmtEvents(late), windowtest.FmtEvents(want.Late))
+						t.Errorf("%s%s", msg, r.Picture(msg, nil, nil))
 					}
 				})
 			}

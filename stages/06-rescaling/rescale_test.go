@@ -44,13 +44,13 @@ func rescaleName(ps []int, maxP int) string {
 // calls ops[cuts[i-1]:cuts[i]] at parallelism ps[i], with a snapshot and a
 // restore at the next parallelism at each cut.
 type rescaleRun struct {
-	cfg     Config
-	maxP    int
-	ps      []int
-	cuts    []int // len(ps)−1 cut points, ascending
-	ops     []op
-	emitted []kit.Result // what the run returned so far
-	late    []kit.Event  // Late() of the processors already replaced
+	cfg  Config
+	maxP int
+	ps   []int
+	cuts []int // len(ps)−1 cut points, ascending
+	ops  []op
+	run  *windowtest.Run // the calls of the run, across the restores
+	late []kit.Event     // Late() of the processors already replaced
 }
 
 // plan describes the run, e.g. "parallelism 2 for calls 1–37, snapshot,
@@ -82,6 +82,7 @@ func (r *rescaleRun) plan() string {
 func (r *rescaleRun) check(t *testing.T, want trace) bool {
 	t.Helper()
 	pp := newParallel(t, ParallelConfig{Processor: r.cfg, Parallelism: r.ps[0], MaxParallelism: r.maxP})
+	r.run = windowtest.NewRun(t, pp, r.cfg.WindowSize, r.cfg.AllowedLateness)
 	from := 0
 	for seg, p := range r.ps {
 		to := len(r.ops)
@@ -97,7 +98,8 @@ func (r *rescaleRun) check(t *testing.T, want trace) bool {
 			break
 		}
 		snap := snapshotOf(t, pp)
-		r.late = append(r.late, pp.Late()...)
+		lateAtSnapshot := pp.Late()
+		r.late = append(r.late, lateAtSnapshot...)
 		// The old job runs on for a few calls after the snapshot (a rescale
 		// restores the last checkpoint; processing did not stop for it). The
 		// snapshot must not see any of that. Their results are not part of
@@ -105,29 +107,33 @@ func (r *rescaleRun) check(t *testing.T, want trace) bool {
 		old := pp
 		for k := to; k < min(to+3, len(r.ops)); k++ {
 			if !slices.Equal(r.ops[k].Apply(old), want.Outs[k]) {
-				t.Errorf("%s\nAfter Snapshot(), the processor at parallelism %d went on with call %d, %v, and returned something else than\n"+
+				msg := fmt.Sprintf("%s\nAfter Snapshot(), the processor at parallelism %d went on with call %d, %v, and returned something else than\n"+
 					"one Processor: taking a snapshot must not change the processor.", r.plan(), p, k+1, r.ops[k])
+				t.Errorf("%s%s", msg, r.run.Picture(msg, nil, nil))
 				return false
 			}
 		}
 		next := r.ps[seg+1]
 		pp = restoreOf(t, snap, next, r.maxP)
+		r.run.RestoredFrom(pp, lateAtSnapshot)
 		wantWM := int64(math.MinInt64) // before any call
 		if to > 0 {
 			wantWM = want.WMs[to-1]
 		}
 		if wm := pp.Watermark(); wm != wantWM {
-			t.Errorf("%s\nRestored at parallelism %d after call %d, Watermark() = %s, want %s (the snapshotted processor's).\n"+
+			msg := fmt.Sprintf("%s\nRestored at parallelism %d after call %d, Watermark() = %s, want %s (the snapshotted processor's).\n"+
 				"The watermark is state: save it with the key groups and give it to every new subtask.",
 				r.plan(), next, to, kit.FormatWatermark(wm), kit.FormatWatermark(wantWM))
+			t.Errorf("%s%s", msg, r.run.Picture(msg, nil, nil))
 			return false
 		}
 		from = to
 	}
 	late := append(slices.Clone(r.late), pp.Late()...)
 	if !slices.Equal(late, want.Late) {
-		t.Errorf("%s\nLate() over the whole run (before each snapshot, then the restored processor's): %s\none Processor's: %s\n%s",
+		msg := fmt.Sprintf("%s\nLate() over the whole run (before each snapshot, then the restored processor's): %s\none Processor's: %s\n%s",
 			r.plan(), windowtest.FmtEvents(late), windowtest.FmtEvents(want.Late), r.lateHint(late, want.Late))
+		t.Errorf("%s%s", msg, r.run.Picture(msg, nil, nil))
 		return false
 	}
 	return true
@@ -160,8 +166,7 @@ func (r *rescaleRun) lateHint(got, want []kit.Event) string {
 // call makes call k on pp (of segment seg) and checks it against want.
 func (r *rescaleRun) call(t *testing.T, pp *ParallelProcessor, k int, want trace, seg int) bool {
 	t.Helper()
-	got := r.ops[k].Apply(pp)
-	r.emitted = append(r.emitted, got...)
+	got := r.run.Apply(r.ops[k])
 	if slices.Equal(got, want.Outs[k]) {
 		return true
 	}
@@ -169,9 +174,10 @@ func (r *rescaleRun) call(t *testing.T, pp *ParallelProcessor, k int, want trace
 	if seg > 0 {
 		where = fmt.Sprintf("after the restore at parallelism %d (snapshot after call %d)", r.ps[seg], r.cuts[seg-1])
 	}
-	t.Errorf("%s\nCall %d, %v, %s returned\n%s\none Processor returned\n%s\n%s\n\n%s",
-		r.plan(), k+1, r.ops[k], where, windowtest.FmtResults(got), windowtest.FmtResults(want.Outs[k]),
-		r.hint(got, want.Outs[k], seg), r.timeline(pp, k, got, want.Outs[k]))
+	msg := fmt.Sprintf("%s\nCall %d, %v, %s returned\n%s\none Processor returned\n%s",
+		r.plan(), k+1, r.ops[k], where, windowtest.FmtResults(got), windowtest.FmtResults(want.Outs[k]))
+	t.Errorf("%s\n%s\n\n%s%s", msg, r.hint(got, want.Outs[k], seg), r.timeline(pp, k, got, want.Outs[k]),
+		r.run.Picture(msg, got, want.Outs[k]))
 	return false
 }
 
@@ -190,7 +196,8 @@ func (r *rescaleRun) hint(got, want []kit.Result, seg int) string {
 		return strings.Join(lines, "\n")
 	}
 	fewer, twice, split := false, false, false
-	before := r.emitted[:len(r.emitted)-len(got)]
+	emitted := r.run.Emitted()
+	before := emitted[:len(emitted)-len(got)]
 	for i := 1; i < len(got); i++ {
 		split = split || (got[i].Key == got[i-1].Key && got[i].Start == got[i-1].Start)
 	}
@@ -231,7 +238,7 @@ func (r *rescaleRun) timeline(pp *ParallelProcessor, k int, got, want []kit.Resu
 	}
 	start, end := first.Start, first.End
 	tl := kit.Timeline{WindowSize: r.cfg.WindowSize, Lateness: r.cfg.AllowedLateness, Events: eventsOf(r.ops[:k+1]),
-		Watermark: watermarkOrNone(pp), Results: r.emitted, Late: append(slices.Clone(r.late), pp.Late()...)}
+		Watermark: watermarkOrNone(pp), Results: r.run.Emitted(), Late: append(slices.Clone(r.late), pp.Late()...)}
 	arrivals := 0
 	var marks []string
 	for i, o := range r.ops[:k+1] {

@@ -160,6 +160,7 @@ func TestParallelSnapshotIsACopy(t *testing.T) {
 		},
 		Other:    windowtest.Ev("other", "k00", 0, 100),
 		Restorer: "RestoreParallelProcessor",
+		Windows:  pictureWindows(pc.cfg),
 	})
 }
 

@@ -75,15 +75,17 @@ func TestCombinedWatermarkMatchesDefinition(t *testing.T) {
 			for part := range cfg.Partitions {
 				want := m.idle(part, r.clock.Now())
 				if got := r.w.Idle(part); got != want {
-					t.Fatalf("run %d, step %d: Idle(%d) = %v, want %v: IdleTimeout is %v and partition %d has been silent for %v\n"+
+					msg := fmt.Sprintf("run %d, step %d: Idle(%d) = %v, want %v: IdleTimeout is %v and partition %d has been silent for %v\n"+
 						"(since its last event, or since NewWatermarks if it has none). Idle means IdleTimeout > 0 and\n"+
-						"silence > IdleTimeout, in processing time.\n\n%s",
-						run, step, part, got, want, cfg.IdleTimeout, part, r.clock.Now().Sub(m.lastAt[part]), r.history())
+						"silence > IdleTimeout, in processing time.",
+						run, step, part, got, want, cfg.IdleTimeout, part, r.clock.Now().Sub(m.lastAt[part]))
+					t.Fatalf("%s\n\n%s%s", msg, r.history(), r.link(msg))
 				}
 			}
 			want, why := m.current(r.clock.Now())
 			if got := r.current(); got != want {
-				t.Fatalf("run %d, step %d: Current() = %s, want %s:\n%s\n\n%s", run, step, kit.FormatWatermark(got), kit.FormatWatermark(want), why, r.history())
+				msg := fmt.Sprintf("run %d, step %d: Current() = %s, want %s:\n%s", run, step, kit.FormatWatermark(got), kit.FormatWatermark(want), why)
+				t.Fatalf("%s\n\n%s%s", msg, r.history(), r.link(msg, want))
 			}
 		}
 	}

@@ -3,6 +3,7 @@
 package idleness
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -83,11 +84,12 @@ func TestQuietPartitionFreezesWindowsWithoutIdleness(t *testing.T) {
 			continue
 		}
 		if f.at < back {
-			t.Errorf("%s, before EU spoke again at %s.\nWithout an idle timeout EU is never idle: its watermark, at most 01:59:30 (its last timestamp\n"+
+			t.Errorf("%s", o.shown(t, fmt.Sprintf("%s, before EU spoke again at %s.\nWithout an idle timeout EU is never idle: its watermark, at most 01:59:30 (its last timestamp\n"+
 				"before 02:00 minus the 30 s out-of-orderness), stays in the min, so no window ending at 02:00 or later\n"+
 				"may close until EU delivers again. Closing it earlier means your combined watermark left a silent,\n"+
-				"non-idle partition out of the min.\n\n%s",
-				f.describe(), hms(back.Milliseconds()), o.table(quietFrom*time.Millisecond-2*time.Minute, f.at+time.Minute))
+				"non-idle partition out of the min.",
+				f.describe(), hms(back.Milliseconds())),
+				quietFrom*time.Millisecond-2*time.Minute, f.at+time.Minute, f.r))
 			return
 		}
 		if f.delay() > worst.delay() {
@@ -95,8 +97,9 @@ func TestQuietPartitionFreezesWindowsWithoutIdleness(t *testing.T) {
 		}
 	}
 	if worst.delay() <= latencyBudget {
-		t.Errorf("the slowest window, %s, is within the %v budget; want the silence to blow it: without\n"+
-			"idleness, windows of the live regions wait for EU\n\n%s", worst.describe(), latencyBudget, o.table(quietFrom*time.Millisecond, quietTo*time.Millisecond))
+		t.Errorf("%s", o.shown(t, fmt.Sprintf("the slowest window, %s, is within the %v budget; want the silence to blow it: without\n"+
+			"idleness, windows of the live regions wait for EU", worst.describe(), latencyBudget),
+			quietFrom*time.Millisecond, quietTo*time.Millisecond, worst.r))
 	}
 	t.Logf("without idleness the slowest window: %s", worst.describe())
 }
@@ -124,13 +127,14 @@ func TestWindowsCloseWithinLatencyBudgetWithIdleness(t *testing.T) {
 			continue
 		}
 		if f.flushed || f.delay() > bound {
-			t.Errorf("%s; want every window closed within %v of its end:\n"+
+			t.Errorf("%s", o.shown(t, fmt.Sprintf("%s; want every window closed within %v of its end:\n"+
 				"IdleTimeout %v + OutOfOrderness %v + one %v emit interval. EU's last events before 02:00 arrive\n"+
 				"up to its disorder late; %v of silence after that it is idle and leaves the min, and the next\n"+
 				"AdvanceWatermark(Current()) closes the window. Is a silent partition still in your min? Is the silence\n"+
-				"measured on the clock, from its last event?\n\n%s",
+				"measured on the clock, from its last event?",
 				f.describe(), bound, cfg.IdleTimeout, time.Duration(cfg.OutOfOrderness)*time.Millisecond, emitInterval,
-				cfg.IdleTimeout, o.table(time.Duration(f.r.End)*time.Millisecond-2*time.Minute, f.at+time.Minute))
+				cfg.IdleTimeout),
+				time.Duration(f.r.End)*time.Millisecond-2*time.Minute, f.at+time.Minute, f.r))
 			return
 		}
 		if f.delay() > worst.delay() {
@@ -182,17 +186,17 @@ func TestAllIdleFlushClosesWindowsUpToTheHighestWatermark(t *testing.T) {
 	for _, f := range o.firings {
 		switch {
 		case f.r.End <= highest && (f.flushed || f.at > by):
-			t.Errorf("%s; want it closed by %s: its end is at or below the highest partition watermark %s\n"+
+			t.Errorf("%s", o.shown(t, fmt.Sprintf("%s; want it closed by %s: its end is at or below the highest partition watermark %s\n"+
 				"(ahead's). The last arrival, on the behind partition, is at %s; %v later every partition is idle and the\n"+
 				"combined watermark flushes to the highest partition watermark, whatever the order they stopped in, and the\n"+
-				"next emission (within %v) closes the window. Holding the watermark when all are idle leaves it at behind's.\n\n%s",
-				f.describe(), hms(by.Milliseconds()), hms(highest), hms(last.at.Milliseconds()), cfg.IdleTimeout, emitInterval,
-				o.table(last.at-5*time.Minute, last.at+3*time.Minute))
+				"next emission (within %v) closes the window. Holding the watermark when all are idle leaves it at behind's.",
+				f.describe(), hms(by.Milliseconds()), hms(highest), hms(last.at.Milliseconds()), cfg.IdleTimeout, emitInterval),
+				last.at-5*time.Minute, last.at+3*time.Minute, f.r))
 			return
 		case f.r.End > highest && !f.flushed:
-			t.Errorf("%s; want it only at the final Flush: its end is past every partition's watermark (the highest\n"+
-				"is %s), so nothing has promised that it is complete, even with every partition idle\n\n%s",
-				f.describe(), hms(highest), o.table(last.at-5*time.Minute, last.at+3*time.Minute))
+			t.Errorf("%s", o.shown(t, fmt.Sprintf("%s; want it only at the final Flush: its end is past every partition's watermark (the highest\n"+
+				"is %s), so nothing has promised that it is complete, even with every partition idle",
+				f.describe(), hms(highest)), last.at-5*time.Minute, last.at+3*time.Minute, f.r))
 			return
 		}
 	}
@@ -215,11 +219,11 @@ func TestOpenWindowStateStaysBoundedWhileQuiet(t *testing.T) {
 		limit := len(regions) * (1 + int((closingBound(cfg).Milliseconds()+fiveMinutes-1)/fiveMinutes))
 		for _, s := range o.samples {
 			if quiet(s) && s.open > limit {
-				t.Errorf("at %s, %d windows held events but had not fired; want at most %d (each region's current\n"+
+				t.Errorf("%s", o.shown(t, fmt.Sprintf("at %s, %d windows held events but had not fired; want at most %d (each region's current\n"+
 					"window and the previous one, for up to %v after its end). With idleness EU drops out of the min\n"+
-					"and the live regions' windows keep closing: state stays bounded however long EU is silent.\n\n%s",
-					hms(s.at.Milliseconds()), s.open, limit, closingBound(cfg),
-					o.table(quietFrom*time.Millisecond, quietTo*time.Millisecond))
+					"and the live regions' windows keep closing: state stays bounded however long EU is silent.",
+					hms(s.at.Milliseconds()), s.open, limit, closingBound(cfg)),
+					quietFrom*time.Millisecond, quietTo*time.Millisecond))
 				return
 			}
 		}
@@ -238,10 +242,11 @@ func TestOpenWindowStateStaysBoundedWhileQuiet(t *testing.T) {
 			}
 		}
 		if last.open < want {
-			t.Errorf("at %s, %d windows held events but had not fired; want at least %d: without idleness EU pins\n"+
+			t.Errorf("%s", o.shown(t, fmt.Sprintf("at %s, %d windows held events but had not fired; want at least %d: without idleness EU pins\n"+
 				"the watermark below 02:00, so every 5-minute window of us and ap since then is still open. This\n"+
-				"state grows with the silence, 2 hours here, a weekend in production.\n\n%s",
-				hms(last.at.Milliseconds()), last.open, want, o.table(quietFrom*time.Millisecond, quietTo*time.Millisecond))
+				"state grows with the silence, 2 hours here, a weekend in production.",
+				hms(last.at.Milliseconds()), last.open, want),
+				quietFrom*time.Millisecond, quietTo*time.Millisecond))
 		}
 	})
 }

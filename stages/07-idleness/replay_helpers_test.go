@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
@@ -109,13 +110,24 @@ type sample struct {
 
 // replayOutcome is what a replay observed.
 type replayOutcome struct {
-	wmCfg   WatermarkConfig
-	size    int64
-	names   []string // partition names, for the samples table
-	events  []kit.Event
-	firings []firing
-	late    []kit.Event
-	samples []sample // one a minute of processing time
+	wmCfg    WatermarkConfig
+	size     int64
+	names    []string // partition names, for the samples table
+	arrivals []arrival
+	events   []kit.Event
+	firings  []firing
+	late     []kit.Event
+	samples  []sample // one a minute of processing time
+	// handed are the watermarks the replay handed to AdvanceWatermark,
+	// each when it changed, for the picture; only when pictures are on
+	// (picture.Enabled).
+	handed []handedWM
+}
+
+// handedWM is a watermark handed to AdvanceWatermark and when.
+type handedWM struct {
+	at time.Duration
+	wm int64
 }
 
 // replay runs arrivals through NewWatermarks(wmCfg) and an upstream
@@ -132,7 +144,8 @@ func replay(t testing.TB, wmCfg WatermarkConfig, names []string, windowSize int6
 	clock := kit.NewManualClock(t0)
 	w := newWatermarks(t, wmCfg, clock)
 	p := newUpstream(t, Config{WindowSize: windowSize})
-	out := &replayOutcome{wmCfg: wmCfg, size: windowSize, names: names, events: eventsOf(arrivals)}
+	out := &replayOutcome{wmCfg: wmCfg, size: windowSize, names: names, arrivals: arrivals, events: eventsOf(arrivals)}
+	pictures := picture.Enabled()
 
 	type keyWindow struct {
 		key   string
@@ -164,6 +177,9 @@ func replay(t testing.TB, wmCfg WatermarkConfig, names []string, windowSize int6
 		clock.Advance(tick - clock.Now().Sub(t0))
 		wm := w.Current()
 		record(p.AdvanceWatermark(wm), false)
+		if pictures && wm != handed {
+			out.handed = append(out.handed, handedWM{at: tick, wm: wm})
+		}
 		handed = wm
 		if tick%time.Minute == 0 {
 			s := sample{at: tick, wm: wm, open: len(open)}
@@ -250,15 +266,136 @@ func (o *replayOutcome) table(from, to time.Duration) string {
 	return b.String()
 }
 
+// picture draws, with pictures on, the replay between processing times
+// from and to as a page for test t (picture.Save) and returns the line
+// that links it, or "": each AdvanceWatermark that fired something, with
+// what it fired, and the samples (one a minute, with how many windows
+// were open), each row with the watermark handed on so far and each
+// partition's watermark and idleness as the test's inputs and the card's
+// rule make them; and, wherever they are in the replay, the arrivals and
+// firings of the windows of focus. note is the failure's message.
+func (o *replayOutcome) picture(t testing.TB, note string, from, to time.Duration, focus ...kit.Result) string {
+	if !picture.Enabled() {
+		return ""
+	}
+	inFocus := func(key string, start int64) bool {
+		return slices.ContainsFunc(focus, func(f kit.Result) bool { return f.Key == key && f.Start == start })
+	}
+	type row struct {
+		at    time.Duration
+		order int // at one moment: arrivals, then AdvanceWatermark and Flush, then the sample
+		step  picture.Step
+	}
+	var rows []row
+	for _, a := range o.arrivals {
+		if inFocus(a.e.Key, windowtest.WindowStart(a.e.TS, o.size)) {
+			rows = append(rows, row{a.at, 0, picture.Step{Op: picture.OpEvent, Event: a.e, Partition: a.partition,
+				Label: fmt.Sprintf("%s  p%d %s@%s=%d", hms(a.at.Milliseconds()), a.partition, a.e.Key, hms(a.e.TS), a.e.Value)}})
+		}
+	}
+	for i := 0; i < len(o.firings); {
+		j := i
+		var rs []kit.Result
+		shown := false
+		for ; j < len(o.firings) && o.firings[j].at == o.firings[i].at && o.firings[j].flushed == o.firings[i].flushed; j++ {
+			f := o.firings[j]
+			rs = append(rs, f.r)
+			shown = shown || (f.at >= from && f.at <= to) || inFocus(f.r.Key, f.r.Start)
+		}
+		if f := o.firings[i]; shown {
+			s := picture.Step{Op: picture.OpWatermark, Partition: -1, Emitted: rs, Label: hms(f.at.Milliseconds()) + "  AdvanceWatermark(Current())"}
+			if f.flushed {
+				s.Op, s.Label = picture.OpFlush, hms(f.at.Milliseconds())+"  Flush()"
+			}
+			rows = append(rows, row{f.at, 1, s})
+		}
+		i = j
+	}
+	for _, s := range o.samples {
+		if s.at >= from && s.at <= to {
+			rows = append(rows, row{s.at, 2, picture.Step{Op: picture.OpCall, Partition: -1,
+				Label: fmt.Sprintf("%s  %d windows open", hms(s.at.Milliseconds()), s.open)}})
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b row) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.order, b.order)) })
+
+	maxTS := make([]int64, o.wmCfg.Partitions)
+	lastAt := make([]time.Duration, o.wmCfg.Partitions)
+	for i := range maxTS {
+		maxTS[i] = math.MinInt64
+	}
+	next, handed := 0, 0
+	steps := make([]picture.Step, len(rows))
+	for i, r := range rows {
+		for ; next < len(o.arrivals) && o.arrivals[next].at <= r.at; next++ {
+			a := o.arrivals[next]
+			maxTS[a.partition], lastAt[a.partition] = max(maxTS[a.partition], a.e.TS), a.at
+		}
+		for handed < len(o.handed) && o.handed[handed].at <= r.at {
+			handed++
+		}
+		s := r.step
+		s.Watermark = math.MinInt64
+		if handed > 0 {
+			s.Watermark = o.handed[handed-1].wm
+		}
+		for part := range maxTS {
+			m := picture.PartitionMark{Watermark: math.MinInt64}
+			if maxTS[part] != math.MinInt64 {
+				m.Watermark = watermarkOf(maxTS[part], o.wmCfg.OutOfOrderness)
+			}
+			m.Idle = o.wmCfg.IdleTimeout > 0 && r.at-lastAt[part] > o.wmCfg.IdleTimeout
+			s.Partitions = append(s.Partitions, m)
+		}
+		steps[i] = s
+	}
+	var late []kit.Event
+	for _, e := range o.late {
+		if inFocus(e.Key, windowtest.WindowStart(e.TS, o.size)) {
+			late = append(late, e)
+		}
+	}
+	return "\n" + picture.Save(t, picture.Run{
+		Title: t.Name(), Note: note, Windows: picture.Windows{Size: o.size}, Steps: steps, Late: late,
+		Time: hmsWM, Span: func(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() },
+	})
+}
+
 // expectInOrderResults fails t unless the replay emitted exactly the
 // results of in-order delivery of its events, and nothing went late.
 func (o *replayOutcome) expectInOrderResults(t testing.TB, what string) {
 	t.Helper()
 	if len(o.late) > 0 {
-		t.Errorf("%s: %d events went to the side output, e.g. %s; want none: every partition's disorder is within\n"+
+		msg := fmt.Sprintf("%s: %d events went to the side output, e.g. %s; want none: every partition's disorder is within\n"+
 			"OutOfOrderness, and no partition fell behind the combined watermark", what, len(o.late), windowtest.FmtEvents(o.late))
+		t.Errorf("%s%s", msg, o.eventPicture(t, msg, o.late[0]))
 	}
-	if diff := windowtest.DiffResults(o.results(), windowtest.InOrderResults(o.events, o.size)); diff != "" {
-		t.Errorf("%s: the results differ from those of in-order delivery of the same %d events:\n%s", what, len(o.events), diff)
+	o.expectResults(t, windowtest.InOrderResults(o.events, o.size),
+		fmt.Sprintf("%s: the results differ from those of in-order delivery of the same %d events:", what, len(o.events)))
+}
+
+// expectResults fails t unless the replay's results, sorted, are want;
+// what says what they differ from.
+func (o *replayOutcome) expectResults(t testing.TB, want []kit.Result, what string) {
+	t.Helper()
+	got := o.results()
+	if diff := windowtest.DiffResults(got, want); diff != "" {
+		first, _ := windowtest.FirstDifference(got, want)
+		end := time.Duration(first.End) * time.Millisecond
+		msg := what + "\n" + diff
+		t.Errorf("%s%s", msg, o.picture(t, msg, end-2*time.Minute, end+5*time.Minute, first))
 	}
+}
+
+// eventPicture is picture for a failure about the event e: its window,
+// from five minutes before e arrived to one minute after.
+func (o *replayOutcome) eventPicture(t testing.TB, note string, e kit.Event) string {
+	at := o.arrivals[slices.IndexFunc(o.arrivals, func(a arrival) bool { return a.e.ID == e.ID })].at
+	return o.picture(t, note, at-5*time.Minute, at+time.Minute, kit.Result{Key: e.Key, Start: windowtest.WindowStart(e.TS, o.size)})
+}
+
+// shown is msg, then the samples between processing times from and to
+// (table) and, with pictures on, the link to their page (picture).
+func (o *replayOutcome) shown(t testing.TB, msg string, from, to time.Duration, focus ...kit.Result) string {
+	return msg + "\n\n" + o.table(from, to) + o.picture(t, msg, from, to, focus...)
 }

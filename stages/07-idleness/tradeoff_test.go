@@ -38,10 +38,10 @@ func TestTooLowIdleTimeoutMakesSlowPartitionLate(t *testing.T) {
 		defer suite.Recover(t)
 		o := replay(t, config(20*time.Second), names, size, arrivals, until)
 		if len(o.late) == 0 {
-			t.Fatalf("no event went to the side output; want some of the batch partition's: 20 s after each delivery it is\n"+
+			t.Fatalf("%s", o.shown(t, "no event went to the side output; want some of the batch partition's: 20 s after each delivery it is\n"+
 				"idle, the watermark follows web alone for the next 70 s, and the windows of the batch's older events\n"+
-				"close before it arrives. (Is the silence measured on the clock? Does an idle partition leave the min?)\n\n%s",
-				o.table(0, 10*time.Minute))
+				"close before it arrives. (Is the silence measured on the clock? Does an idle partition leave the min?)",
+				0, 10*time.Minute))
 		}
 		counted := map[string]bool{}
 		for _, e := range o.events {
@@ -49,8 +49,9 @@ func TestTooLowIdleTimeoutMakesSlowPartitionLate(t *testing.T) {
 		}
 		for _, e := range o.late {
 			if e.Key != "batch" {
-				t.Fatalf("%v went to the side output; want only batch events late: web's disorder (2 s) is within the 5 s\n"+
+				msg := fmt.Sprintf("%v went to the side output; want only batch events late: web's disorder (2 s) is within the 5 s\n"+
 					"out-of-orderness and web is never idle, so it never falls behind the watermark", e)
+				t.Fatalf("%s%s", msg, o.eventPicture(t, msg, e))
 			}
 			if !counted[e.ID] {
 				t.Fatalf("%v is in Late() twice, or was never delivered: the side output holds each late event once", e)
@@ -63,11 +64,9 @@ func TestTooLowIdleTimeoutMakesSlowPartitionLate(t *testing.T) {
 				kept = append(kept, e)
 			}
 		}
-		if diff := windowtest.DiffResults(o.results(), windowtest.InOrderResults(kept, size)); diff != "" {
-			t.Errorf("the results differ from those of the %d events that were not late (%d went to the side output):\n%s\n"+
-				"A late event is never counted and never lost: it is in Late(), and every other event is in its window's result",
-				len(kept), len(o.late), diff)
-		}
+		o.expectResults(t, windowtest.InOrderResults(kept, size), fmt.Sprintf(
+			"the results differ from those of the %d events that were not late (%d went to the side output); a late event\n"+
+				"is never counted and never lost: it is in Late(), and every other event is in its window's result.", len(kept), len(o.late)))
 		t.Logf("IdleTimeout 20 s: %d of %d events late, all from the batch partition", len(o.late), len(o.events))
 	})
 
@@ -135,22 +134,25 @@ func TestAnyInterleavingOfPartitionsGivesInOrderResults(t *testing.T) {
 		r.Advance(final)
 		wantFinal := slices.Min(maxTS) - disorder
 		if final != wantFinal {
-			t.Fatalf("round %d: Current() after all events = %s, want %d: the min over the partitions of (largest\n"+
+			msg := fmt.Sprintf("round %d: Current() after all events = %s, want %d: the min over the partitions of (largest\n"+
 				"timestamp − %d), largest timestamps %v (IdleTimeout %v: no partition is idle)", round, kit.FormatWatermark(final), wantFinal, disorder, maxTS, idle)
+			t.Fatalf("%s%s", msg, r.Picture(msg, nil, nil))
 		}
 		beforeFlush := len(r.Emitted())
 		r.Flush()
 		got, want := kit.SortResults(slices.Clone(r.Emitted())), windowtest.InOrderResults(all, size)
 		if diff := windowtest.DiffResults(got, want); diff != "" || len(r.Late()) > 0 {
-			t.Fatalf("round %d: %d partitions, each shuffled within %d ms and interleaved at random, gave results that\n"+
+			msg := fmt.Sprintf("round %d: %d partitions, each shuffled within %d ms and interleaved at random, gave results that\n"+
 				"differ from in-order delivery:\n%slate: %s\nEach partition's watermark trails its own largest timestamp by the\n"+
 				"out-of-orderness, and the combined one is their min: no event is ever behind it, so any interleaving must\n"+
 				"give the same results as in-order delivery.", round, partitions, disorder, diff, windowtest.FmtEvents(r.Late()))
+			t.Fatalf("%s%s", msg, r.Picture(msg, nil, nil))
 		}
 		for _, res := range r.Emitted()[beforeFlush:] {
 			if res.End <= final {
-				t.Fatalf("round %d: %v came out only at Flush; the sources' combined watermark %d had passed its end, so\n"+
+				msg := fmt.Sprintf("round %d: %v came out only at Flush; the sources' combined watermark %d had passed its end, so\n"+
 					"AdvanceWatermark(%d) should have fired it", round, res, final, final)
+				t.Fatalf("%s%s", msg, r.Picture(msg, nil, nil))
 			}
 		}
 	}

@@ -97,9 +97,10 @@ func TestSilentPartitionPinsWatermarkWithoutIdleness(t *testing.T) {
 			r.expectIdle(part, false, "with IdleTimeout 0 idleness is off: no partition is ever idle")
 		}
 		if len(fired) > 0 {
-			t.Errorf("ten minutes of data on partitions %v, fed to an upstream processor with AdvanceWatermark(Current()) every\n"+
+			msg := fmt.Sprintf("ten minutes of data on partitions %v, fed to an upstream processor with AdvanceWatermark(Current()) every\n"+
 				"second, fired %d results, e.g. %v; want none: the silent partitions pin the watermark, so no 1-minute window\n"+
 				"may close. This is the symptom users see: a job that never emits.", busy, len(fired), fired[0])
+			t.Errorf("%s%s", msg, r.link(msg))
 		}
 	})
 
@@ -117,8 +118,9 @@ func TestSilentPartitionPinsWatermarkWithoutIdleness(t *testing.T) {
 		r.expectCurrent(180_000-5_000, "the five silent partitions are idle and drop out; the combined watermark is the min\n"+
 			"over the busy ones, whose largest timestamp is 180000, minus the out-of-orderness 5000")
 		if len(fired) == 0 {
-			t.Errorf("with idleness, AdvanceWatermark(Current()) fired nothing in 180 s of data; want the windows the\n"+
-				"watermark 175000 has passed ([0,60000) and [60000,120000)) to fire once the silent partitions are idle\n\n%s", r.history())
+			msg := "with idleness, AdvanceWatermark(Current()) fired nothing in 180 s of data; want the windows the\n" +
+				"watermark 175000 has passed ([0,60000) and [60000,120000)) to fire once the silent partitions are idle"
+			t.Errorf("%s\n\n%s%s", msg, r.history(), r.link(msg))
 		}
 	})
 }

@@ -162,13 +162,14 @@ func checkSumsWrap(t *testing.T, ops []op) {
 			events = append(events, e)
 		}
 	}
-	emitted := windowtest.Emitted(runOps(newSessions(t, formatCfg), ops).Outs)
-	d, problem := rebuild(emitted)
+	tr := runOps(newSessions(t, formatCfg), ops)
+	d, problem := rebuild(windowtest.Emitted(tr.Outs))
 	if want := batchSessions(events, formatCfg.Gap); problem != "" || !slices.Equal(d.sessions(), want) {
-		t.Fatalf("without any snapshot, the changelog of %v rebuilds downstream to\n%s\n%s\nwant\n%s\n"+
+		msg := fmt.Sprintf("without any snapshot, the changelog of %v rebuilds downstream to\n%s\n%s\nwant\n%s\n"+
 			"Counts and sums are int64: a sum past math.MaxInt64 wraps around, as Go's int64 addition does (and so does the\n"+
 			"negation of math.MinInt64 in a retraction), the same in every correct implementation. A float64 on the way loses\n"+
 			"the low digits of values beyond 2^53.",
 			ops, windowtest.FmtResults(d.sessions()), problem, windowtest.FmtResults(want))
+		t.Fatalf("%s%s", msg, windowtest.TracePicture(t, msg, pictureWindows(formatCfg), ops, tr, windowtest.Trace{}))
 	}
 }

@@ -6,11 +6,14 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
@@ -343,6 +346,7 @@ type latency struct {
 	inQuiet      int           // of those, the ones that end during EU's quiet hours
 	worst        time.Duration // the largest visible − closable
 	late         []string      // the sessions visible after their deadline (at most 5), described
+	lateKeys     []string      // their keys
 	lateCount    int
 }
 
@@ -375,6 +379,7 @@ func measureLatency(sc scenario, want []kit.Result, runs []jobRun, since map[kit
 			continue
 		}
 		if l.lateCount++; len(l.late) < 5 {
+			l.lateKeys = append(l.lateKeys, s.Key)
 			due := fmt.Sprintf("closable + %v", closingBound)
 			if d.restart {
 				due = fmt.Sprintf("run %d's start %s + IdleTimeout %v + EmitInterval %v", d.run+1, fmtAt(sc.from, runs[d.run].start), capstoneIdle, capstoneEmit)
@@ -523,4 +528,119 @@ func (ai allIdle) timeline() string {
 			clockOf(ai.lastCall.TS+capstoneGap), fmtEvent(ai.late), clockOf(ai.late.TS), clockOf(ai.late.TS+capstoneGap),
 			clockOf(ai.highest)))
 	return strings.Join(lines, "\n")
+}
+
+// jobView is what a picture of the capstone job draws from: its source,
+// its config and what its runs reported to OnStep (none for a run that
+// reported nothing: a child process, or a run that used OnStep otherwise).
+type jobView struct {
+	sc   scenario
+	cfg  SessionJobConfig
+	runs []jobRun
+}
+
+// picture draws, with pictures on, a run of the job as a page for test t
+// (picture.Save) and returns the line that links it, or "": the arrivals of
+// the keys of focus (of every key when focus is empty), each on the row of
+// its arrival with its partition; each restart; and each commit (when the
+// runs reported them; else one row at the end) with what it made visible
+// of those keys. The job's own watermarks are not observable: each row
+// shows each partition's watermark and idleness, and the combined
+// watermark, as the card's rules make them from the source. committed is
+// what ReadCommitted returned; note is the failure's message.
+func (v jobView) picture(t testing.TB, note string, committed []kit.Result, focus ...string) string {
+	if !picture.Enabled() {
+		return ""
+	}
+	inFocus := func(key string) bool { return len(focus) == 0 || slices.Contains(focus, key) }
+	only := func(rs []kit.Result) []kit.Result {
+		var out []kit.Result
+		for _, r := range rs {
+			if inFocus(r.Key) {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	clock := func(at time.Duration) string { return clockOf(v.sc.from + at.Milliseconds()) }
+	type row struct {
+		at    time.Duration
+		order int // at one moment: a restart, then arrivals, then a commit
+		step  picture.Step
+	}
+	var rows []row
+	for _, a := range v.sc.arrivals {
+		if inFocus(a.Event.Key) {
+			e := a.Event
+			rows = append(rows, row{a.At, 1, picture.Step{Op: picture.OpEvent, Event: e, Partition: a.Partition,
+				Label: fmt.Sprintf("%s  p%d %s@%s=%d", clock(a.At), a.Partition, e.Key, clockOf(e.TS), e.Value)}})
+		}
+	}
+	for j, run := range v.runs[min(1, len(v.runs)):] {
+		rows = append(rows, row{run.start, 0, picture.Step{Op: picture.OpRestore, Partition: -1,
+			Label: fmt.Sprintf("%s  run %d restarts from its latest checkpoint", clock(run.start), j+2)}})
+	}
+	txns, problem := committedTxns(v.runs, committed)
+	if len(v.runs) > 0 && problem == "" {
+		for _, x := range txns {
+			rows = append(rows, row{x.visibleAt, 2, picture.Step{Op: picture.OpCall, Partition: -1, Emitted: only(x.results),
+				Label: fmt.Sprintf("%s  checkpoint %d committed", clock(x.visibleAt), x.id)}})
+		}
+	} else if len(v.sc.arrivals) > 0 {
+		end := v.sc.arrivals[len(v.sc.arrivals)-1].At
+		rows = append(rows, row{end, 2, picture.Step{Op: picture.OpCall, Partition: -1, Emitted: only(committed), Label: "committed by the end"}})
+	}
+	slices.SortStableFunc(rows, func(a, b row) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.order, b.order)) })
+
+	// Each partition's watermark and idleness, and the combined watermark,
+	// by the rules of stage 07: a restart starts new Watermarks, while the
+	// restored session processor's watermark never goes back.
+	w := v.cfg.Watermarks
+	maxTS := make([]int64, w.Partitions)
+	lastAt := make([]time.Duration, w.Partitions)
+	restart := func(at time.Duration) {
+		for p := range maxTS {
+			maxTS[p], lastAt[p] = math.MinInt64, at
+		}
+	}
+	restart(0)
+	combined, next := int64(math.MinInt64), 0
+	steps := make([]picture.Step, len(rows))
+	for i, r := range rows {
+		if r.step.Op == picture.OpRestore {
+			restart(r.at)
+		}
+		for ; next < len(v.sc.arrivals) && v.sc.arrivals[next].At <= r.at; next++ {
+			a := v.sc.arrivals[next]
+			maxTS[a.Partition], lastAt[a.Partition] = max(maxTS[a.Partition], a.Event.TS), a.At
+		}
+		s := r.step
+		low, highest, active := int64(math.MaxInt64), int64(math.MinInt64), 0
+		for p := range maxTS {
+			m := picture.PartitionMark{Watermark: math.MinInt64, Idle: w.IdleTimeout > 0 && r.at-lastAt[p] > w.IdleTimeout}
+			if maxTS[p] != math.MinInt64 {
+				m.Watermark = maxTS[p] - w.OutOfOrderness
+			}
+			s.Partitions = append(s.Partitions, m)
+			highest = max(highest, m.Watermark)
+			if !m.Idle {
+				low, active = min(low, m.Watermark), active+1
+			}
+		}
+		if active == 0 {
+			low = highest
+		}
+		combined = max(combined, low)
+		s.Watermark = combined
+		steps[i] = s
+	}
+	return "\n" + picture.Save(t, picture.Run{
+		Title: t.Name(),
+		Note: note + "\n\nThe job's watermarks are its own: the page draws each partition's, and the combined one, as the card's " +
+			"rules make them from the source.",
+		Windows: picture.Windows{Gap: v.cfg.Sessions.Gap, Lateness: v.cfg.Sessions.AllowedLateness},
+		Steps:   steps,
+		Time:    clockOf,
+		Span:    func(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() },
+	})
 }

@@ -50,28 +50,58 @@ func capstoneConfig(dir string, idle time.Duration) SessionJobConfig {
 // next emission, at most EmitInterval later, fires and commits.
 const closingBound = capstoneIdle + capstoneMaxDelay + time.Duration(capstoneOOO)*time.Millisecond + capstoneEmit
 
-// checkCommitted fails t unless the job's committed output, applied
-// downstream, is a valid changelog that rebuilds to want. why says what
-// usually goes wrong in this situation.
-func checkCommitted(t *testing.T, dir, what string, want []kit.Result, why string) bool {
+// checkCommitted fails t unless the committed output of job (in its
+// cfg.Dir), applied downstream, is a valid changelog that rebuilds to want.
+// why says what usually goes wrong in this situation.
+func checkCommitted(t *testing.T, job jobView, what string, want []kit.Result, why string) bool {
 	t.Helper()
-	rs, err := ReadCommitted(dir)
+	rs, err := ReadCommitted(job.cfg.Dir)
 	if err != nil {
 		t.Errorf("%s: ReadCommitted = %v, want the committed results", what, err)
 		return false
 	}
 	d, problem := rebuild(rs)
 	if problem != "" {
-		t.Errorf("%s: the committed changelog (%d results) cannot be applied downstream:\n%s\n%s", what, len(rs), problem, why)
+		msg := fmt.Sprintf("%s: the committed changelog (%d results) cannot be applied downstream:\n%s", what, len(rs), problem)
+		t.Errorf("%s\n%s%s", msg, why, job.picture(t, msg, rs, unappliedKey(rs)))
 		return false
 	}
 	if got := d.sessions(); !slices.Equal(got, want) {
-		t.Errorf("%s: the committed changelog rebuilds to sessions that differ from the batch oracle (each key's events,\n"+
-			"each ID once, split where two consecutive ones are more than the 30-minute gap apart):\n%s%s", what,
-			diffSessions(got, want), why)
+		msg := fmt.Sprintf("%s: the committed changelog rebuilds to sessions that differ from the batch oracle (each key's events,\n"+
+			"each ID once, split where two consecutive ones are more than the 30-minute gap apart):\n%s", what, diffSessions(got, want))
+		first, _ := windowtest.FirstDifference(got, want)
+		t.Errorf("%s%s%s", msg, why, job.picture(t, msg, rs, first.Key))
 		return false
 	}
 	return true
+}
+
+// failCommits stops t: following the commits of job (of what, "the run"),
+// which committed committed, found problem. The page draws the key of the
+// first result downstream cannot apply, if there is one.
+func failCommits(t *testing.T, job jobView, committed []kit.Result, what, problem string) {
+	t.Helper()
+	msg := fmt.Sprintf("following the commits of %s: %s", what, problem)
+	link := ""
+	if key := unappliedKey(committed); key != "" {
+		link = job.picture(t, msg, committed, key)
+	}
+	t.Fatalf("%s%s", msg, link)
+}
+
+// unappliedKey returns the key of the first result of rs downstream cannot
+// apply, or of the last result if only retractions are left over at the
+// end; "" if rs applies.
+func unappliedKey(rs []kit.Result) string {
+	if _, problem := rebuild(rs); problem == "" {
+		return ""
+	}
+	for k := range rs {
+		if _, p := rebuild(rs[:k+1]); p != "" && !strings.Contains(p, "not followed by the session that replaces them") {
+			return rs[k].Key
+		}
+	}
+	return rs[len(rs)-1].Key
 }
 
 // Why a committed changelog goes wrong, by situation.
@@ -233,9 +263,11 @@ func TestSessionJobFollowsItsEmissionSchedule(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ReadCommitted after RunSessionJob = %v, want the committed results", err)
 	}
+	job := jobView{scenario{from: 0, until: 22 * second, arrivals: arrivals}, cfg, []jobRun{run}}
 	txns, problem := committedTxns([]jobRun{run}, committed)
 	if problem != "" {
-		t.Fatalf("following the commits of the run: %s", problem)
+		msg := "following the commits of the run: " + problem
+		t.Fatalf("%s%s", msg, job.picture(t, msg, committed))
 	}
 	var got []string
 	for _, x := range txns {
@@ -243,17 +275,20 @@ func TestSessionJobFollowsItsEmissionSchedule(t *testing.T) {
 	}
 	for i, w := range want {
 		if i >= len(txns) {
-			t.Fatalf("the job committed %d checkpoints, want %d: one per emission time up to the last arrival (+10s, +20s),\n"+
-				"then the final one after Flush (+22s). It committed:\n%s", len(txns), len(want), strings.Join(got, "\n"))
+			msg := fmt.Sprintf("the job committed %d checkpoints, want %d: one per emission time up to the last arrival (+10s, +20s),\n"+
+				"then the final one after Flush (+22s).", len(txns), len(want))
+			t.Fatalf("%s It committed:\n%s%s", msg, strings.Join(got, "\n"), job.picture(t, msg, committed))
 		}
 		if x := txns[i]; x.visibleAt != w.at || !slices.Equal(x.results, w.results) {
-			t.Fatalf("checkpoint %d of the run committed at +%v\n%s\nwant a commit at +%v of\n%s\n%s\n\nthe whole run committed:\n%s",
-				i+1, x.visibleAt, windowtest.FmtResults(x.results), w.at, windowtest.FmtResults(w.results), w.why, strings.Join(got, "\n"))
+			msg := fmt.Sprintf("checkpoint %d of the run committed at +%v\n%s\nwant a commit at +%v of\n%s\n%s",
+				i+1, x.visibleAt, windowtest.FmtResults(x.results), w.at, windowtest.FmtResults(w.results), w.why)
+			t.Fatalf("%s\n\nthe whole run committed:\n%s%s", msg, strings.Join(got, "\n"), job.picture(t, msg, committed))
 		}
 	}
 	if len(txns) > len(want) {
-		t.Fatalf("the job committed %d checkpoints, want %d: one per emission time up to the last arrival (+10s, +20s),\n"+
-			"then the final one after Flush (+22s). It committed:\n%s", len(txns), len(want), strings.Join(got, "\n"))
+		msg := fmt.Sprintf("the job committed %d checkpoints, want %d: one per emission time up to the last arrival (+10s, +20s),\n"+
+			"then the final one after Flush (+22s).", len(txns), len(want))
+		t.Fatalf("%s It committed:\n%s%s", msg, strings.Join(got, "\n"), job.picture(t, msg, committed))
 	}
 }
 
@@ -276,17 +311,17 @@ func TestQuietPartitionSessionJobMeetsLatencyBudget(t *testing.T) {
 		t.Fatalf("RunSessionJob (%d arrivals from 01:45 to 04:15) = %v, want nil", len(sc.arrivals), err)
 	}
 	want := batchSessions(sc.events(), capstoneGap)
-	if !checkCommitted(t, cfg.Dir, "after RunSessionJob", want, cleanWhy) {
+	if !checkCommitted(t, jobView{sc, cfg, []jobRun{run}}, "after RunSessionJob", want, cleanWhy) {
 		return
 	}
 	committed, _ := ReadCommitted(cfg.Dir)
 	txns, problem := committedTxns([]jobRun{run}, committed)
 	if problem != "" {
-		t.Fatalf("following the commits of the run: %s", problem)
+		failCommits(t, jobView{sc, cfg, []jobRun{run}}, committed, "the run", problem)
 	}
 	since, problem := visibleSince(txns)
 	if problem != "" {
-		t.Fatalf("following the commits of the run: %s", problem)
+		failCommits(t, jobView{sc, cfg, []jobRun{run}}, committed, "the run", problem)
 	}
 
 	// The bound holds while data flows: at every emission some partition
@@ -297,13 +332,16 @@ func TestQuietPartitionSessionJobMeetsLatencyBudget(t *testing.T) {
 		t.Fatalf("suite bug: only %d sessions close before the end of input, %d of them during EU's quiet hours", l.checked, l.inQuiet)
 	}
 	if l.lateCount > 0 {
-		t.Errorf("%d of %d sessions were committed more than %v after the replay passed their end (the worst: %v):\n%s\n\n"+
+		msg := fmt.Sprintf("%d of %d sessions were committed more than %v after the replay passed their end (the worst: %v):\n%s",
+			l.lateCount, l.checked, closingBound, l.worst, strings.Join(l.late, "\n"))
+		t.Errorf("%s\n\n"+
 			"The bound is IdleTimeout %v + delivery delay %v + OutOfOrderness %v + EmitInterval %v: at each emission, every\n"+
 			"partition that is not idle spoke within the idleness timeout, so its watermark trails the clock by at most the\n"+
 			"other three; partitions that never speak (5 of 8) and EU in its quiet hours drop out once idle. Check that the job\n"+
 			"hands Watermarks.Current() to AdvanceWatermark at every emission, and checkpoints (commits) right after it:\n"+
-			"results become visible only at a commit.",
-			l.lateCount, l.checked, closingBound, l.worst, strings.Join(l.late, "\n"), capstoneIdle, capstoneMaxDelay, time.Duration(capstoneOOO)*time.Millisecond, capstoneEmit)
+			"results become visible only at a commit.%s",
+			msg, capstoneIdle, capstoneMaxDelay, time.Duration(capstoneOOO)*time.Millisecond, capstoneEmit,
+			jobView{sc, cfg, []jobRun{run}}.picture(t, msg, committed, l.lateKeys[:1]...))
 	}
 }
 
@@ -321,13 +359,13 @@ func TestQuietPartitionsHoldSessionsOpenWithoutIdleness(t *testing.T) {
 	if err != nil {
 		t.Fatalf("RunSessionJob without idleness = %v, want nil", err)
 	}
-	if !checkCommitted(t, cfg.Dir, "after RunSessionJob without idleness", batchSessions(sc.events(), capstoneGap), cleanWhy) {
+	if !checkCommitted(t, jobView{sc, cfg, []jobRun{run}}, "after RunSessionJob without idleness", batchSessions(sc.events(), capstoneGap), cleanWhy) {
 		return
 	}
 	committed, _ := ReadCommitted(cfg.Dir)
 	txns, problem := committedTxns([]jobRun{run}, committed)
 	if problem != "" {
-		t.Fatalf("following the commits of the run: %s", problem)
+		failCommits(t, jobView{sc, cfg, []jobRun{run}}, committed, "the run", problem)
 	}
 	if len(txns) < 2 {
 		t.Fatalf("the job committed %d times; it checkpoints (and commits) at every emission, every 2 minutes of processing time,\n"+
@@ -335,11 +373,12 @@ func TestQuietPartitionsHoldSessionsOpenWithoutIdleness(t *testing.T) {
 	}
 	for _, x := range txns[:len(txns)-1] {
 		if len(x.results) > 0 {
-			t.Fatalf("the commit of checkpoint %d (at %s) made %d results visible, e.g. %v, before the end of input.\n"+
+			msg := fmt.Sprintf("the commit of checkpoint %d (at %s) made %d results visible, e.g. %v, before the end of input.\n"+
 				"With IdleTimeout 0, partitions 0, 2, 3, 5 and 7 never deliver an event: they have no watermark and hold the\n"+
 				"combined one at math.MinInt64, so no session can fire until the final Flush. A job that closes sessions\n"+
 				"here is not taking its watermark from the partitions (Watermarks.Current()), or ignores the silent ones.",
 				x.id, fmtAt(sc.from, x.visibleAt), len(x.results), x.results[0])
+			t.Fatalf("%s%s", msg, jobView{sc, cfg, []jobRun{run}}.picture(t, msg, committed, x.results[0].Key))
 		}
 	}
 }
@@ -392,27 +431,28 @@ func TestSessionJobClosesSessionsWhenAllPartitionsAreIdle(t *testing.T) {
 	if problem == "" {
 		var since map[kit.Result]time.Duration
 		if since, problem = visibleSince(txns); problem == "" {
-			checkAllIdleCommits(t, ai, first, since, txns[len(txns)-1].visibleAt)
+			checkAllIdleCommits(t, jobView{ai.sc, cfg, []jobRun{run}}, committed, ai, first, since, txns[len(txns)-1].visibleAt)
 		}
 	}
 	if problem != "" {
-		t.Fatalf("following the commits of the run: %s", problem)
+		failCommits(t, jobView{ai.sc, cfg, []jobRun{run}}, committed, "the run", problem)
 	}
 	why := "Every partition idle, the watermark is the highest partition watermark (stage 7), so an event behind it is\n" +
 		"judged against it: one that extends a fired session within AllowedLateness corrects it (a retraction, then\n" +
 		"the update), one whose session expired goes to the side output and is never written.\n\n" + ai.timeline()
-	checkCommitted(t, cfg.Dir, "after the stragglers and the final Flush", batchSessions(counted, capstoneGap), why)
+	checkCommitted(t, jobView{ai.sc, cfg, []jobRun{run}}, "after the stragglers and the final Flush", batchSessions(counted, capstoneGap), why)
 }
 
 // checkAllIdleCommits fails t for every session of first, the sessions
 // before ai's stragglers, that the job did not commit when it should have:
 // by ai.allIdleAt + EmitInterval if it ends at or before the highest
 // partition watermark, at the final checkpoint (final) if it ends after.
-// since says when each became visible.
-func checkAllIdleCommits(t *testing.T, ai allIdle, first []kit.Result, since map[kit.Result]time.Duration, final time.Duration) {
+// since says when each became visible; job and committed are the run, for
+// its picture.
+func checkAllIdleCommits(t *testing.T, job jobView, committed []kit.Result, ai allIdle, first []kit.Result, since map[kit.Result]time.Duration, final time.Duration) {
 	t.Helper()
 	by := ai.allIdleAt + capstoneEmit
-	var late []string
+	var late, keys []string
 	for _, s := range first {
 		at, ok := since[s]
 		committed := "never committed as such"
@@ -421,21 +461,24 @@ func checkAllIdleCommits(t *testing.T, ai allIdle, first []kit.Result, since map
 		}
 		switch {
 		case s.End <= ai.highest && (!ok || at > by):
+			keys = append(keys, s.Key)
 			late = append(late, fmt.Sprintf("  %s (partition %d): %s, want by %s", fmtSession(s), partitionOf(ai.sc, s.Key),
 				committed, fmtAt(ai.sc.from, by)))
 		case s.End > ai.highest && at != final:
+			keys = append(keys, s.Key)
 			late = append(late, fmt.Sprintf("  %s (partition %d): %s, want it only at the final checkpoint, at %s",
 				fmtSession(s), partitionOf(ai.sc, s.Key), committed, fmtAt(ai.sc.from, final)))
 		}
 	}
 	if len(late) > 0 {
-		t.Errorf("%d sessions were committed at the wrong time, for example:\n%s\n\n"+
+		msg := fmt.Sprintf("%d sessions were committed at the wrong time, for example:\n%s", len(late), strings.Join(late[:min(len(late), 8)], "\n"))
+		t.Errorf("%s\n\n"+
 			"Once every partition is idle, the combined watermark is the highest partition watermark, here US's %s,\n"+
 			"whatever the order in which the partitions stopped: each has promised no event at or below its own\n"+
 			"watermark, and none is coming. The next emission hands it to AdvanceWatermark and the checkpoint after it\n"+
 			"commits every session that ends at or before it, APAC's included. Idleness is processing time: the jump\n"+
 			"comes with the clock, at an emission when no event arrived, so the job hands Watermarks.Current() on at\n"+
-			"every emission. A session that ends after it has no promise behind it: only Flush closes it.\n\n%s",
-			len(late), strings.Join(late[:min(len(late), 8)], "\n"), clockOf(ai.highest), ai.timeline())
+			"every emission. A session that ends after it has no promise behind it: only Flush closes it.\n\n%s%s",
+			msg, clockOf(ai.highest), ai.timeline(), job.picture(t, msg, committed, keys[0]))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -220,6 +221,7 @@ func restartOnPhase(down, phase time.Duration) func(time.Duration) time.Duration
 type crashedJob struct {
 	sc    scenario
 	dir   string
+	idle  time.Duration // the job's IdleTimeout
 	runs  []jobRun
 	story []string // what happened, run by run, for failure messages
 }
@@ -231,7 +233,7 @@ type crashedJob struct {
 // failed.
 func runCrashed(t *testing.T, sc scenario, idle time.Duration, plan []crash) *crashedJob {
 	t.Helper()
-	cj := &crashedJob{sc: sc, dir: suite.TempDir(t)}
+	cj := &crashedJob{sc: sc, dir: suite.TempDir(t), idle: idle}
 	tmp := suite.TempDir(t)
 	specFile := writeJobSpec(t, sc, idle)
 	test := strings.SplitN(t.Name(), "/", 2)[0]
@@ -284,6 +286,27 @@ func runCrashed(t *testing.T, sc scenario, idle time.Duration, plan []crash) *cr
 	return cj
 }
 
+// view is what a picture of the crashed job draws from.
+func (cj *crashedJob) view() jobView {
+	return jobView{cj.sc, capstoneConfig(cj.dir, cj.idle), cj.runs}
+}
+
+// writesPicture draws, with pictures on, the crashed job about the key of
+// the first result written with checkpoint id, when ReadCommitted shows
+// it, and returns the line that links it, or "".
+func (cj *crashedJob) writesPicture(t testing.TB, note string, id int64) string {
+	committed, err := ReadCommitted(cj.dir)
+	if err != nil {
+		return ""
+	}
+	txns, problem := committedTxns(cj.runs, committed)
+	i := slices.IndexFunc(txns, func(x txn) bool { return x.id == id && len(x.results) > 0 })
+	if problem != "" || i < 0 {
+		return ""
+	}
+	return cj.view().picture(t, note, committed, txns[i].results[0].Key)
+}
+
 // history renders the runs so far, one line each.
 func (cj *crashedJob) history() string {
 	if len(cj.story) == 0 {
@@ -297,7 +320,7 @@ func (cj *crashedJob) history() string {
 // returns what was committed.
 func (cj *crashedJob) checkExactlyOnce(t *testing.T, want []kit.Result) ([]kit.Result, bool) {
 	t.Helper()
-	if !checkCommitted(t, cj.dir, "after the crashes and a run to the end", want, crashWhy+"\n\nwhat happened:\n"+cj.history()) {
+	if !checkCommitted(t, cj.view(), "after the crashes and a run to the end", want, crashWhy+"\n\nwhat happened:\n"+cj.history()) {
 		return nil, false
 	}
 	rs, _ := ReadCommitted(cj.dir)

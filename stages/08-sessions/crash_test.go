@@ -30,7 +30,7 @@ func cleanRun(t *testing.T, sc scenario, want []kit.Result) (jobRun, []txn) {
 	if err != nil {
 		t.Fatalf("RunSessionJob without a crash = %v, want nil", err)
 	}
-	if !checkCommitted(t, cfg.Dir, "without a crash", want, cleanWhy+"\nFix TestQuietPartitionSessionJobMeetsLatencyBudget first.") {
+	if !checkCommitted(t, jobView{sc, cfg, []jobRun{run}}, "without a crash", want, cleanWhy+"\nFix TestQuietPartitionSessionJobMeetsLatencyBudget first.") {
 		t.FailNow()
 	}
 	if run.count(StepWrite) < 10 || run.count(StepAfterCommit) < 10 {
@@ -41,7 +41,7 @@ func cleanRun(t *testing.T, sc scenario, want []kit.Result) (jobRun, []txn) {
 	committed, _ := ReadCommitted(cfg.Dir)
 	txns, problem := committedTxns([]jobRun{run}, committed)
 	if problem != "" {
-		t.Fatalf("following the commits of the run without a crash: %s", problem)
+		failCommits(t, jobView{sc, cfg, []jobRun{run}}, committed, "the run without a crash", problem)
 	}
 	return run, txns
 }
@@ -215,7 +215,7 @@ func TestSessionJobMeetsTheLatencyBoundAcrossCrashes(t *testing.T) {
 					return
 				}
 			}
-			t.Fatalf("following the commits of the runs: %s\nwhat happened:\n%s", problem, cj.history())
+			failCommits(t, cj.view(), committed, "the runs", problem+"\nwhat happened:\n"+cj.history())
 		})
 	}
 }
@@ -231,15 +231,17 @@ func checkBoundAcrossCrashes(t *testing.T, cj *crashedJob, want []kit.Result, si
 	if l.lateCount == 0 {
 		return
 	}
-	t.Errorf("%d of %d sessions (%d of them due after a restart) were committed after their deadline:\n%s\n\n"+
-		"what happened:\n%s\n\n"+
+	msg := fmt.Sprintf("%d of %d sessions (%d of them due after a restart) were committed after their deadline:\n%s\n\n"+
+		"what happened:\n%s", l.lateCount, l.checked, l.afterRestart, strings.Join(l.late, "\n"), cj.history())
+	committed, _ := ReadCommitted(cj.dir)
+	t.Errorf("%s\n\n"+
 		"A session closable at c is due by c + %v, as in an uninterrupted run, or, if it waited for a restart at R,\n"+
 		"by R + IdleTimeout %v + EmitInterval %v, whichever is later. After a restart the job's Watermarks are new: the\n"+
 		"five partitions that never speak hold the watermark at math.MinInt64 until they are idle again, after\n"+
 		"IdleTimeout, and the next emission closes what came due. A job that misses that emission (one too many\n"+
 		"emissions skipped after the restart), or restarts its emission times and arrival times from the restart\n"+
-		"instead of the epoch it stored, commits later than this.",
-		l.lateCount, l.checked, l.afterRestart, strings.Join(l.late, "\n"), cj.history(), closingBound, capstoneIdle, capstoneEmit)
+		"instead of the epoch it stored, commits later than this.%s",
+		msg, closingBound, capstoneIdle, capstoneEmit, cj.view().picture(t, msg, committed, l.lateKeys[:1]...))
 }
 
 // TestSessionJobKeepsItsEmissionScheduleAcrossRestarts certifies that the job emits and checkpoints at every epoch + k·EmitInterval up to its last arrival, and after a restart goes on with the epoch it stored from the first of those times after the restart, the ones that passed while it was down skipped, and its new watermarks holding everything back until the silent partitions are idle again.
@@ -318,11 +320,12 @@ func checkEmissionSchedule(t *testing.T, cj *crashedJob, j int) {
 	}
 	for _, c := range got[:min(len(got), len(ticks))] { // the emissions' checkpoints
 		if c.at <= run.start+capstoneIdle && writes[c.id] > 0 {
-			t.Fatalf("run %d started at %s and its checkpoint %d, at %s, holds %d writes: within IdleTimeout (%v) of a restart,\n"+
+			msg := fmt.Sprintf("run %d started at %s and its checkpoint %d, at %s, holds %d writes: within IdleTimeout (%v) of a restart,\n"+
 				"nothing can fire. The restarted job's Watermarks are new (they are not checkpointed: as in Flink, they come\n"+
 				"from the sources again), so the five partitions that never speak have no watermark and count until they are\n"+
 				"idle again, holding the combined watermark at math.MinInt64.\n\nwhat happened:\n%s",
 				j+1, fmtAt(sc.from, run.start), c.id, fmtAt(sc.from, c.at), writes[c.id], capstoneIdle, cj.history())
+			t.Fatalf("%s%s", msg, cj.writesPicture(t, msg, c.id))
 		}
 	}
 }

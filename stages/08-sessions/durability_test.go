@@ -79,7 +79,7 @@ func TestSessionJobSurvivesTornWrites(t *testing.T) {
 				t.Fatalf("run 2, restarted after run 1 died in a write past %d bytes and left it torn, failed: the child %s.\n%s\nchild output:\n%s",
 					c.limit, suite.DescribeExit(err), tornWhy, out)
 			}
-			checkCommitted(t, dir, fmt.Sprintf("after a write torn past %d bytes and a restart", c.limit), want, tornWhy)
+			checkCommitted(t, jobView{sc: sc, cfg: capstoneConfig(dir, capstoneIdle)}, fmt.Sprintf("after a write torn past %d bytes and a restart", c.limit), want, tornWhy)
 		})
 	}
 }
@@ -192,7 +192,7 @@ func fileSizes(t *testing.T, sc scenario, want []kit.Result) (beforeResults, lar
 	if err := RunSessionJob(cfg, sc.arrivals, kit.NewManualClock(jobEpoch(sc.from))); err != nil {
 		t.Fatalf("RunSessionJob without a crash = %v, want nil", err)
 	}
-	if !checkCommitted(t, cfg.Dir, "without a crash", want, cleanWhy+"\nFix TestQuietPartitionSessionJobMeetsLatencyBudget first.") {
+	if !checkCommitted(t, jobView{sc: sc, cfg: cfg}, "without a crash", want, cleanWhy+"\nFix TestQuietPartitionSessionJobMeetsLatencyBudget first.") {
 		t.FailNow()
 	}
 	if beforeResults < 2 {

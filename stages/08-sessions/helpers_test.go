@@ -42,6 +42,12 @@ func newSessions(t testing.TB, cfg SessionConfig) *SessionProcessor {
 	return s
 }
 
+// pictureWindows says, for a picture, which windows a processor for cfg
+// assigns.
+func pictureWindows(cfg SessionConfig) picture.Windows {
+	return picture.Windows{Gap: cfg.Gap, Lateness: cfg.AllowedLateness}
+}
+
 // sessionKey identifies a session downstream: one row per (Key, Start, End).
 type sessionKey struct {
 	key        string
@@ -224,7 +230,7 @@ type run struct {
 func newRun(t *testing.T, cfg SessionConfig) *run {
 	t.Helper()
 	r := &run{t: t, cfg: cfg, r: windowtest.NewRun(t, newSessions(t, cfg), 0, cfg.AllowedLateness)}
-	r.r.SetWindows(picture.Windows{Gap: cfg.Gap, Lateness: cfg.AllowedLateness})
+	r.r.SetWindows(pictureWindows(cfg))
 	return r
 }
 

@@ -3,9 +3,11 @@
 package sessions
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
@@ -53,14 +55,20 @@ func TestResultsAreTheCallers(t *testing.T) {
 		ops := genOps(suite.Rand(t), 80, 3000, 300, 30, 0)
 		full := runOps(newSessions(t, formatCfg), ops)
 		s := newSessions(t, formatCfg)
+		var drawn trace // what each call returned before this test overwrote it, for the picture
 		for i, o := range ops {
 			got := o.Apply(s)
+			if picture.Enabled() {
+				drawn.Outs, drawn.WMs = append(drawn.Outs, slices.Clone(got)), append(drawn.WMs, s.Watermark())
+			}
 			if !slices.Equal(got, full.Outs[i]) {
-				t.Fatalf("call %d %v returned\n%s\nwant, as a processor whose results nobody touched returned,\n%s\n"+
+				msg := fmt.Sprintf("call %d %v returned\n%s\nwant, as a processor whose results nobody touched returned,\n%s\n"+
 					"After each call this test overwrote every result it returned (a caller may reuse that memory). If a later\n"+
 					"call changes, the processor kept a reference into a slice it handed out: what downstream holds of a session,\n"+
 					"say, read back from the results it emitted. Keep your own copy of whatever you must remember.",
 					i+1, o, windowtest.FmtResults(got), windowtest.FmtResults(full.Outs[i]))
+				drawn.Late = s.Late()
+				t.Fatalf("%s%s", msg, windowtest.TracePicture(t, msg, pictureWindows(formatCfg), ops, drawn, full))
 			}
 			for j := range got {
 				got[j] = scribbled
@@ -121,6 +129,7 @@ func TestSessionSnapshotIsACopy(t *testing.T) {
 				Restore:  func(t *testing.T, snap []byte, _ int) *SessionProcessor { return restoreOf(t, snap) },
 				Other:    ev("other", "a", 0, 100),
 				Restorer: "RestoreSessionProcessor",
+				Windows:  pictureWindows(formatCfg),
 			})
 		})
 	}

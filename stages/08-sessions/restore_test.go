@@ -12,7 +12,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
@@ -145,29 +144,35 @@ func checkEveryCut(t *testing.T, cfg SessionConfig, ops []op) {
 			t.Fatalf("%sRestoreSessionProcessor(the snapshot Snapshot just returned) = %v, %v; want a processor and no error:\n"+
 				"whatever state a processor holds, its snapshot restores.%s", head, r, err, awkwardNote(ops[:k]))
 		}
+		w := pictureWindows(cfg)
+		cut := windowtest.Cut{Ops: ops, Full: full, At: k, LateAtCut: lateAtCut}
 		if wm := r.Watermark(); wm != wmAtCut {
-			t.Fatalf("%sWatermark() of the restored processor = %s, the snapshotted one's = %s: the watermark is state.",
+			msg := fmt.Sprintf("%sWatermark() of the restored processor = %s, the snapshotted one's = %s: the watermark is state.",
 				head, kit.FormatWatermark(wm), kit.FormatWatermark(wmAtCut))
+			t.Fatalf("%s%s", msg, cut.Picture(t, msg, w))
 		}
 		cont := runOps(r, ops[k:])
+		cut.Cont = cont
 		for i, got := range cont.Outs {
 			at := k + i
 			if want := full.Outs[at]; !slices.Equal(got, want) {
 				msg := fmt.Sprintf("%sAfter the restore, call %d %v returned\n%s\nthe uninterrupted run returned\n%s",
 					head, at+1, ops[at], windowtest.FmtResults(got), windowtest.FmtResults(want))
-				upTo := trace{Outs: cont.Outs[:i+1], WMs: cont.WMs[:i+1], Late: cont.Late}
+				cut.Cont = trace{Outs: cont.Outs[:i+1], WMs: cont.WMs[:i+1], Late: cont.Late}
 				t.Fatalf("%s\n%s\n\n%s%s", msg, explainCut(ops, full, k, at, got, want)+awkwardNote(ops[:k]), cutTimeline(cfg, ops, full, k, at, cont.Outs[:i+1]),
-					windowtest.CutPicture(t, msg, picture.Windows{Gap: cfg.Gap, Lateness: cfg.AllowedLateness}, ops, full, k, upTo))
+					cut.Picture(t, msg, w))
 			}
 		}
 		if late := slices.Concat(lateAtCut, cont.Late); !slices.Equal(late, full.Late) {
-			t.Fatalf("%sLate() before the snapshot, then the restored processor's: %s\nthe uninterrupted run's: %s\n"+
+			msg := fmt.Sprintf("%sLate() before the snapshot, then the restored processor's: %s\nthe uninterrupted run's: %s\n"+
 				"The side output is not state (a restored Late() starts empty), but every later late event must be caught:\n"+
 				"the seen IDs and the sessions decide which events are late.",
 				head, windowtest.FmtEvents(late), windowtest.FmtEvents(full.Late))
+			t.Fatalf("%s%s", msg, cut.Picture(t, msg, w))
 		}
 		if cont.WM != full.WM {
-			t.Fatalf("%sWatermark() at the end = %s, the uninterrupted run's = %s", head, kit.FormatWatermark(cont.WM), kit.FormatWatermark(full.WM))
+			msg := fmt.Sprintf("%sWatermark() at the end = %s, the uninterrupted run's = %s", head, kit.FormatWatermark(cont.WM), kit.FormatWatermark(full.WM))
+			t.Fatalf("%s%s", msg, cut.Picture(t, msg, w))
 		}
 		if k < len(ops) {
 			ops[k].Apply(s)

@@ -18,9 +18,12 @@ import (
 // with a watermark from upstream that trails the largest timestamp seen by
 // lag, handed over every few events (like Flink's periodic watermarks).
 type delivery struct {
+	t       *testing.T
 	cfg     SessionConfig
+	ops     []op
 	calls   []string       // each call, e.g. "Process(e7 a@5=1) (arrival 3)"
 	outs    [][]kit.Result // what each call returned
+	wms     []int64        // the watermark after each call
 	events  []kit.Event    // the input in arrival order
 	emitted []kit.Result   // everything, in emission order
 	late    []kit.Event
@@ -32,25 +35,31 @@ type delivery struct {
 // (drawn from rnd), and Flush at the end.
 func deliver(t *testing.T, rnd *rand.Rand, cfg SessionConfig, lag int64, events []kit.Event) delivery {
 	t.Helper()
-	s := newSessions(t, cfg)
-	d := delivery{cfg: cfg, events: events}
-	call := func(name string, out []kit.Result) {
-		d.calls = append(d.calls, name)
-		d.outs = append(d.outs, out)
-		d.emitted = append(d.emitted, out...)
-	}
+	d := delivery{t: t, cfg: cfg, events: events}
 	maxTS, next := int64(math.MinInt64), 1+rnd.IntN(8)
 	for i, e := range events {
-		call(fmt.Sprintf("Process(%v) (arrival %d)", e, i+1), s.Process(e))
+		d.ops = append(d.ops, windowtest.ProcessOp(e))
+		d.calls = append(d.calls, fmt.Sprintf("Process(%v) (arrival %d)", e, i+1))
 		maxTS = max(maxTS, e.TS)
 		if next--; next == 0 {
-			call(fmt.Sprintf("AdvanceWatermark(%d) (after arrival %d)", maxTS-lag, i+1), s.AdvanceWatermark(maxTS-lag))
+			d.ops = append(d.ops, windowtest.AdvanceOp(maxTS-lag))
+			d.calls = append(d.calls, fmt.Sprintf("AdvanceWatermark(%d) (after arrival %d)", maxTS-lag, i+1))
 			next = 1 + rnd.IntN(8)
 		}
 	}
-	call("Flush()", s.Flush())
-	d.late, d.wm = s.Late(), s.Watermark()
+	d.ops = append(d.ops, windowtest.FlushOp())
+	d.calls = append(d.calls, "Flush()")
+	tr := runOps(newSessions(t, cfg), d.ops)
+	d.outs, d.wms, d.late, d.wm = tr.Outs, tr.WMs, tr.Late, tr.WM
+	d.emitted = windowtest.Emitted(tr.Outs)
 	return d
+}
+
+// picture draws, with pictures on, the delivery's first calls calls as a
+// page (windowtest.TracePicture) and returns the line that links it, or "".
+func (d delivery) picture(note string, calls int) string {
+	drawn := windowtest.Trace{Outs: d.outs[:calls], WMs: d.wms[:calls], Late: d.late}
+	return windowtest.TracePicture(d.t, note, pictureWindows(d.cfg), d.ops, drawn, windowtest.Trace{})
 }
 
 // check fails t unless d's output is a valid changelog, call by call, that
@@ -60,19 +69,22 @@ func (d delivery) check(t *testing.T, what string, want []kit.Result, lateWhy st
 	down := newDownstream()
 	for i, out := range d.outs {
 		if problem := down.apply(out); problem != "" {
-			t.Errorf("%s: %s returned\n%s\nwhich a downstream that sums Count and Sum per (Key, Start, End) cannot apply:\n%s\n\n%s",
-				what, d.calls[i], windowtest.FmtResults(out), problem, d.focus(out))
+			msg := fmt.Sprintf("%s: %s returned\n%s\nwhich a downstream that sums Count and Sum per (Key, Start, End) cannot apply:\n%s",
+				what, d.calls[i], windowtest.FmtResults(out), problem)
+			t.Errorf("%s\n\n%s%s", msg, d.focus(out), d.picture(msg, i+1))
 			return false
 		}
 	}
 	if len(d.late) > 0 {
-		t.Errorf("%s: Late() = %s, want nothing.\n%s\n\n%s", what, windowtest.FmtEvents(d.late), lateWhy, d.focus(nil))
+		msg := fmt.Sprintf("%s: Late() = %s, want nothing.\n%s", what, windowtest.FmtEvents(d.late), lateWhy)
+		t.Errorf("%s\n\n%s%s", msg, d.focus(nil), d.picture(msg, len(d.ops)))
 		return false
 	}
 	if got := down.sessions(); !slices.Equal(got, want) {
-		t.Errorf("%s: applying everything emitted, downstream ends with sessions that differ from the batch oracle\n"+
-			"(each key's events sorted by timestamp, split where two consecutive ones are more than Gap %d apart):\n%s\n%s",
-			what, d.cfg.Gap, windowtest.DiffResults(got, want), d.focus(firstDiff(got, want)))
+		msg := fmt.Sprintf("%s: applying everything emitted, downstream ends with sessions that differ from the batch oracle\n"+
+			"(each key's events sorted by timestamp, split where two consecutive ones are more than Gap %d apart):\n%s",
+			what, d.cfg.Gap, windowtest.DiffResults(got, want))
+		t.Errorf("%s\n%s%s", msg, d.focus(firstDiff(got, want)), d.picture(msg, len(d.ops)))
 		return false
 	}
 	return true

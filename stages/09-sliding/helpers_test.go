@@ -93,11 +93,17 @@ type run struct {
 	events []kit.Event
 }
 
+// pictureWindows says, for a picture, which windows a processor for cfg
+// assigns.
+func pictureWindows(cfg SlidingConfig) picture.Windows {
+	return picture.Windows{Size: cfg.Size, Slide: cfg.Slide, Lateness: cfg.AllowedLateness}
+}
+
 // newRun returns a run on a new SlidingProcessor for cfg.
 func newRun(t testing.TB, cfg SlidingConfig) *run {
 	t.Helper()
 	r := &run{Run: windowtest.NewRun(t, newSliding(t, cfg), 0, cfg.AllowedLateness), t: t, cfg: cfg}
-	r.SetWindows(picture.Windows{Size: cfg.Size, Slide: cfg.Slide, Lateness: cfg.AllowedLateness})
+	r.SetWindows(pictureWindows(cfg))
 	return r
 }
 
@@ -211,16 +217,19 @@ func randomOps(rnd *rand.Rand, size, delay, bound int64) []windowtest.Op {
 }
 
 // firstCallDiff describes the first call of ops where got and want differ,
-// or the side outputs if only they differ; "" if the traces are equal.
-func firstCallDiff(ops []windowtest.Op, got, want windowtest.Trace) string {
+// or the side outputs if only they differ; "" if the traces are equal. It
+// also returns got up to that call, all of it when only the side outputs
+// differ: what a picture of the failure draws.
+func firstCallDiff(ops []windowtest.Op, got, want windowtest.Trace) (string, windowtest.Trace) {
 	for i := range ops {
 		if !slices.Equal(got.Outs[i], want.Outs[i]) {
+			upTo := windowtest.Trace{Outs: got.Outs[:i+1], WMs: got.WMs[:i+1], Late: got.Late}
 			return fmt.Sprintf("call %d of %d, %v, returned\n%s\nwant\n%s", i+1, len(ops), ops[i],
-				windowtest.FmtResults(got.Outs[i]), windowtest.FmtResults(want.Outs[i]))
+				windowtest.FmtResults(got.Outs[i]), windowtest.FmtResults(want.Outs[i])), upTo
 		}
 	}
 	if !slices.Equal(got.Late, want.Late) {
-		return fmt.Sprintf("Late() = %s\nwant      %s", windowtest.FmtEvents(got.Late), windowtest.FmtEvents(want.Late))
+		return fmt.Sprintf("Late() = %s\nwant      %s", windowtest.FmtEvents(got.Late), windowtest.FmtEvents(want.Late)), got
 	}
-	return ""
+	return "", got
 }

@@ -147,8 +147,9 @@ func TestSlideEqualToSizeIsTumbling(t *testing.T) {
 		}
 		want := windowtest.Replay(tumbling, ops)
 		got := replay(t, cfg, ops)
-		if d := firstCallDiff(ops, got, want); d != "" {
-			t.Fatalf("Slide == Size is a tumbling window, so the results must be the tumbling Processor's:\n%s", d)
+		if d, drawn := firstCallDiff(ops, got, want); d != "" {
+			msg := "Slide == Size is a tumbling window, so the results must be the tumbling Processor's:\n" + d
+			t.Fatalf("%s%s", msg, windowtest.TracePicture(t, msg, pictureWindows(cfg), ops, drawn, want))
 		}
 	}
 }

@@ -38,14 +38,16 @@ func TestResultsMatchNaiveOracle(t *testing.T) {
 					t.Fatalf("%s: %s", what, msg)
 				}
 				if missing, extra := windowtest.Unmatched(d.Emitted, want); len(missing)+len(extra) > 0 {
-					t.Fatalf("%s of %d events (disorder within the delay %d), windows of %d every %d:\n%s\n"+
+					msg := fmt.Sprintf("%s of %d events (disorder within the delay %d), windows of %d every %d:\n%s\n"+
 						"The oracle adds each event, once per ID, to every window [s, s+%d) with s a multiple of %d\n"+
 						"and ts − %d < s ≤ ts, and emits each window once.",
 						what, len(events), delay, c.size, c.slide, windowtest.DiffResults(d.Emitted, want), c.size, c.slide, c.size)
+					t.Fatalf("%s%s", msg, d.Picture(msg, pictureWindows(cfg)))
 				}
 				if len(d.Late) > 0 {
-					t.Fatalf("%s: Late() = %s, want nothing: the disorder is within the watermark delay, so no window\n"+
+					msg := fmt.Sprintf("%s: Late() = %s, want nothing: the disorder is within the watermark delay, so no window\n"+
 						"expires before its events arrive (a redelivery is a no-op, never late).", what, windowtest.FmtEvents(d.Late))
+					t.Fatalf("%s%s", msg, d.Picture(msg, pictureWindows(cfg)))
 				}
 			}
 		})

@@ -30,12 +30,15 @@ func TestRestoreAndContinueAtEveryCut(t *testing.T) {
 				windowtest.Replay(live, ops[:cut])
 				restored := restoreOf(t, snapshotOf(t, live))
 				got := windowtest.Replay(restored, ops[cut:])
-				rest := windowtest.Trace{Outs: want.Outs[cut:], Late: want.Late[len(live.Late()):]}
-				if d := firstCallDiff(ops[cut:], got, rest); d != "" {
-					t.Fatalf("Restored from the snapshot taken after call %d of %d, the run went on differently:\n%s\n"+
+				c := windowtest.Cut{Ops: ops, Full: want, At: cut, LateAtCut: live.Late()}
+				rest := windowtest.Trace{Outs: want.Outs[cut:], Late: want.Late[len(c.LateAtCut):]}
+				if d, drawn := firstCallDiff(ops[cut:], got, rest); d != "" {
+					msg := fmt.Sprintf("Restored from the snapshot taken after call %d of %d, the run went on differently:\n%s\n"+
 						"A snapshot holds all state: the config (slide included), the watermark, every seen ID and every\n"+
 						"unexpired window, fired or not, with its per-key counts and sums. Late() starts empty after a\n"+
 						"restore: the side output is output, not state.", cut, len(ops), d)
+					c.Cont = drawn
+					t.Fatalf("%s%s", msg, c.Picture(t, msg, pictureWindows(cfg)))
 				}
 			}
 		})
@@ -62,6 +65,7 @@ func TestSnapshotIsACopy(t *testing.T) {
 		Restore:  func(t *testing.T, snap []byte, _ int) *SlidingProcessor { return restoreOf(t, snap) },
 		Other:    ev("other", "a", 0, 100),
 		Restorer: "RestoreSlidingProcessor",
+		Windows:  pictureWindows(cfg),
 	})
 }
 

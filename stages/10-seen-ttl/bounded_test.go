@@ -67,18 +67,23 @@ func TestRememberedIDsStayBoundedOnAnUnboundedStream(t *testing.T) {
 		got := p.RememberedIDs()
 		most = max(most, got)
 		if got != want.Remembered[i] || got > bound {
-			t.Fatalf("after call %d of %d, %v (watermark %s), RememberedIDs() = %d; want %d, and never more than %d.\n"+
+			msg := fmt.Sprintf("after call %d of %d, %v (watermark %s), RememberedIDs() = %d; want %d, and never more than %d.\n"+
 				"With TTL %d, an ID is forgotten once the watermark reaches its TS + %d, so only the IDs of the last\n"+
 				"TTL + delay of event time are remembered (about %d events here, %d with the stream's disorder),\n"+
 				"however long the stream runs. Forget in every call that raises the watermark, not later and not in batches.",
 				i+1, len(ops), o, kit.FormatWatermark(p.Watermark()), got, want.Remembered[i], bound, ttl, ttl,
 				int(perMS*(ttl+cfg.WatermarkDelay)), bound)
+			// The run again, recorded: a processor is deterministic, and
+			// recording every call of a passing run would cost for nothing.
+			drawn := windowtest.Replay(newTTL(t, cfg, ttl), ops[:i+1])
+			t.Fatalf("%s%s", msg, windowtest.TracePicture(t, msg, pictureWindows(cfg), ops, drawn, want.Trace))
 		}
 	}
 	plain := newPlain(t, cfg)
-	windowtest.Replay(plain, ops)
+	plainRun := windowtest.Replay(plain, ops)
 	if got := plain.RememberedIDs(); got != n {
-		t.Fatalf("without a TTL, RememberedIDs() after the stream = %d; want %d, every distinct ID: unbounded dedup state grows with the input", got, n)
+		msg := fmt.Sprintf("without a TTL, RememberedIDs() after the stream = %d; want %d, every distinct ID: unbounded dedup state grows with the input", got, n)
+		t.Fatalf("%s%s", msg, windowtest.TracePicture(t, msg, pictureWindows(cfg), ops, plainRun, windowtest.Trace{}))
 	}
 	t.Logf("%d events: at most %d IDs remembered with TTL %d, %d without", n, most, ttl, n)
 	p.Flush()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
@@ -133,23 +134,33 @@ func replayCounting(p *Processor, ops []windowtest.Op) ruled {
 // firstDiff describes the first call of ops after which got and want
 // differ (results, watermark or remembered IDs), or the side outputs if
 // only they differ; "" if they agree. offset numbers the calls when ops is
-// the rest of a longer run.
-func firstDiff(ops []windowtest.Op, offset int, got, want ruled) string {
+// the rest of a longer run. It also returns got up to that call, all of it
+// when only the side outputs differ: what a picture of the failure draws.
+func firstDiff(ops []windowtest.Op, offset int, got, want ruled) (string, windowtest.Trace) {
+	upTo := func(i int) windowtest.Trace {
+		return windowtest.Trace{Outs: got.Outs[:i+1], WMs: got.WMs[:i+1], Late: got.Late}
+	}
 	for i := range ops {
 		n := fmt.Sprintf("call %d, %v,", offset+i+1, ops[i])
 		switch {
 		case !slices.Equal(got.Outs[i], want.Outs[i]):
-			return fmt.Sprintf("%s returned\n%s\nwant\n%s", n, windowtest.FmtResults(got.Outs[i]), windowtest.FmtResults(want.Outs[i]))
+			return fmt.Sprintf("%s returned\n%s\nwant\n%s", n, windowtest.FmtResults(got.Outs[i]), windowtest.FmtResults(want.Outs[i])), upTo(i)
 		case got.WMs[i] != want.WMs[i]:
-			return fmt.Sprintf("after %s Watermark() = %s, want %s", n, kit.FormatWatermark(got.WMs[i]), kit.FormatWatermark(want.WMs[i]))
+			return fmt.Sprintf("after %s Watermark() = %s, want %s", n, kit.FormatWatermark(got.WMs[i]), kit.FormatWatermark(want.WMs[i])), upTo(i)
 		case got.Remembered[i] != want.Remembered[i]:
-			return fmt.Sprintf("after %s RememberedIDs() = %d, want %d (watermark %s)", n, got.Remembered[i], want.Remembered[i], kit.FormatWatermark(want.WMs[i]))
+			return fmt.Sprintf("after %s RememberedIDs() = %d, want %d (watermark %s)", n, got.Remembered[i], want.Remembered[i], kit.FormatWatermark(want.WMs[i])), upTo(i)
 		}
 	}
 	if !slices.Equal(got.Late, want.Late) {
-		return fmt.Sprintf("Late() = %s\nwant      %s", windowtest.FmtEvents(got.Late), windowtest.FmtEvents(want.Late))
+		return fmt.Sprintf("Late() = %s\nwant      %s", windowtest.FmtEvents(got.Late), windowtest.FmtEvents(want.Late)), got.Trace
 	}
-	return ""
+	return "", got.Trace
+}
+
+// pictureWindows says, for a picture, which windows a processor for cfg
+// assigns.
+func pictureWindows(cfg Config) picture.Windows {
+	return picture.Windows{Size: cfg.WindowSize, Lateness: cfg.AllowedLateness}
 }
 
 // oracleKeys are the keys of the seeded runs.
@@ -193,6 +204,14 @@ func newRun(t testing.TB, cfg Config, ttl int64) *run {
 	return &run{Run: windowtest.NewRun(t, p, cfg.WindowSize, cfg.AllowedLateness), t: t, p: p, cfg: cfg, ttl: ttl}
 }
 
+// checkpoint snapshots the processor and carries on with one restored from
+// the snapshot, as a job does after a crash.
+func (r *run) checkpoint() {
+	r.t.Helper()
+	r.p = restoreOf(r.t, snapshotOf(r.t, r.p))
+	r.Restored(r.p)
+}
+
 // note records a call and what RememberedIDs said after it.
 func (r *run) note(call string) {
 	r.notes = append(r.notes, fmt.Sprintf("  %-36s → watermark %s, RememberedIDs() = %d", call, kit.FormatWatermark(r.p.Watermark()), r.p.RememberedIDs()))
@@ -219,15 +238,11 @@ func (r *run) Flush() []kit.Result {
 	return out
 }
 
-// picture is the timeline of the run, then each call with the watermark and
-// the remembered IDs after it.
-func (r *run) picture() string {
-	var b strings.Builder
-	b.WriteString(r.Timeline())
-	fmt.Fprintf(&b, "windows of %d, delay %d, allowed lateness %d, seen TTL %d (the line is WindowSize + AllowedLateness = %d); the calls:\n",
-		r.cfg.WindowSize, r.cfg.WatermarkDelay, r.cfg.AllowedLateness, r.ttl, line(r.cfg))
-	b.WriteString(strings.Join(r.notes, "\n"))
-	return b.String()
+// calls lists the config and each call of the run with the watermark and
+// the remembered IDs after it, for the end of a failure's timeline.
+func (r *run) calls() string {
+	return fmt.Sprintf("windows of %d, delay %d, allowed lateness %d, seen TTL %d (the line is WindowSize + AllowedLateness = %d); the calls:\n%s\n",
+		r.cfg.WindowSize, r.cfg.WatermarkDelay, r.cfg.AllowedLateness, r.ttl, line(r.cfg), strings.Join(r.notes, "\n"))
 }
 
 // Expect fails the test unless got equals want (nil and empty are the
@@ -237,14 +252,15 @@ func (r *run) Expect(call string, got, want []kit.Result, why string) {
 	if slices.Equal(got, want) {
 		return
 	}
-	r.t.Errorf("%s returned\n%s\nwant\n%s\n%s\n\n%s", call, windowtest.FmtResults(got), windowtest.FmtResults(want), why, r.picture())
+	msg := fmt.Sprintf("%s returned\n%s\nwant\n%s\n%s", call, windowtest.FmtResults(got), windowtest.FmtResults(want), why)
+	r.t.Errorf("%s", r.Failure(msg, got, want, r.calls()))
 }
 
 // ExpectRemembered fails the test unless RememberedIDs() is want.
 func (r *run) ExpectRemembered(want int, why string) {
 	r.t.Helper()
 	if got := r.p.RememberedIDs(); got != want {
-		r.t.Errorf("RememberedIDs() = %d, want %d\n%s\n\n%s", got, want, why, r.picture())
+		r.t.Errorf("%s", r.Failure(fmt.Sprintf("RememberedIDs() = %d, want %d\n%s", got, want, why), nil, nil, r.calls()))
 	}
 }
 
@@ -252,7 +268,7 @@ func (r *run) ExpectRemembered(want int, why string) {
 func (r *run) ExpectLate(want []kit.Event, why string) {
 	r.t.Helper()
 	if got := r.Late(); !slices.Equal(got, want) {
-		r.t.Errorf("Late() = %s\nwant      %s\n%s\n\n%s", windowtest.FmtEvents(got), windowtest.FmtEvents(want), why, r.picture())
+		r.t.Errorf("%s", r.Failure(fmt.Sprintf("Late() = %s\nwant      %s\n%s", windowtest.FmtEvents(got), windowtest.FmtEvents(want), why), nil, nil, r.calls()))
 	}
 }
 

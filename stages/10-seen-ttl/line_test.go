@@ -33,19 +33,22 @@ func TestTightTTLKeepsExactlyOnce(t *testing.T) {
 					got := replayCounting(newTTL(t, cfg, ttl), ops)
 					for i := range ops {
 						if !slices.Equal(got.Outs[i], unbounded.Outs[i]) || got.WMs[i] != unbounded.WMs[i] {
-							t.Fatalf("call %d of %d, %v, returned\n%s\n(watermark %s after it); with unbounded dedup it returns\n%s\n(watermark %s).\n"+
+							msg := fmt.Sprintf("call %d of %d, %v, returned\n%s\n(watermark %s after it); with unbounded dedup it returns\n%s\n(watermark %s).\n"+
 								"A TTL of %d ≥ WindowSize + AllowedLateness = %d forgets an ID only when the watermark has reached\n"+
 								"TS + TTL ≥ its window's end + AllowedLateness: its window has expired, so a redelivery then is late\n"+
 								"and can change no result.", i+1, len(ops), ops[i], windowtest.FmtResults(got.Outs[i]), kit.FormatWatermark(got.WMs[i]),
 								windowtest.FmtResults(unbounded.Outs[i]), kit.FormatWatermark(unbounded.WMs[i]), ttl, line(cfg))
+							drawn := windowtest.Trace{Outs: got.Outs[:i+1], WMs: got.WMs[:i+1], Late: got.Late}
+							t.Fatalf("%s%s", msg, windowtest.TracePicture(t, msg, pictureWindows(cfg), ops, drawn, unbounded))
 						}
 					}
 					want := byTheRule(t, cfg, ttl, ops)
 					if !slices.Equal(got.Late, want.Late) {
-						t.Fatalf("Late() = %s\nwant      %s\n(unbounded dedup's Late() is %s).\n"+
+						msg := fmt.Sprintf("Late() = %s\nwant      %s\n(unbounded dedup's Late() is %s).\n"+
 							"The side output holds what unbounded dedup sends there, plus every redelivery that arrives once the\n"+
 							"watermark has reached its TS + TTL: its ID is forgotten and its window expired, so it is late.",
 							windowtest.FmtEvents(got.Late), windowtest.FmtEvents(want.Late), windowtest.FmtEvents(unbounded.Late))
+						t.Fatalf("%s%s", msg, windowtest.TracePicture(t, msg, pictureWindows(cfg), ops, got.Trace, want.Trace))
 					}
 				}
 			})
@@ -121,12 +124,12 @@ func TestForgettingFollowsTheRule(t *testing.T) {
 			ops := randomOps(rnd, cfg, 80)
 			want := byTheRule(t, cfg, ttl, ops)
 			got := replayCounting(newTTL(t, cfg, ttl), ops)
-			if d := firstDiff(ops, 0, got, want); d != "" {
-				t.Fatalf("NewSeenTTLProcessor(%+v, %d) (the line is %d):\n%s\n"+
+			if d, drawn := firstDiff(ops, 0, got, want); d != "" {
+				msg := fmt.Sprintf("NewSeenTTLProcessor(%+v, %d) (the line is %d):\n%s\n"+
 					"The rule: an ID taken as new is remembered until the watermark reaches its TS + TTL, and forgotten by\n"+
 					"the call that gets it there; meanwhile a redelivery is a no-op; after that it is an event like any\n"+
-					"other (late if its window expired, counted again if not). This run's calls:\n%s",
-					cfg, ttl, line(cfg), d, opsList(ops))
+					"other (late if its window expired, counted again if not).", cfg, ttl, line(cfg), d)
+				t.Fatalf("%s This run's calls:\n%s%s", msg, opsList(ops), windowtest.TracePicture(t, msg, pictureWindows(cfg), ops, drawn, want.Trace))
 			}
 		}
 	}
@@ -194,18 +197,17 @@ func TestForgettingDoesNotDependOnArrivalOrder(t *testing.T) {
 		wantN := ordered.RememberedIDs()
 		want = kit.SortResults(append(want, ordered.Flush()...))
 		for what, delivered := range windowtest.Shuffles(rnd, events, 6, cfg.WatermarkDelay, 0.3) {
-			p := newTTL(t, cfg, line(cfg))
-			var got []kit.Result
-			for _, e := range delivered {
-				got = append(got, p.Process(e)...)
-			}
-			n := p.RememberedIDs()
-			got = kit.SortResults(append(got, p.Flush()...))
+			r := newRun(t, cfg, line(cfg))
+			r.ProcessAll(delivered...)
+			n := r.p.RememberedIDs()
+			r.Flush()
+			got := kit.SortResults(slices.Clone(r.Emitted()))
 			if d := windowtest.DiffResults(got, want); d != "" || n != wantN {
-				t.Fatalf("%s of the same events (TTL %d, on the line), %+v: RememberedIDs() before Flush = %d, ordered %d;\n%s\n"+
+				msg := fmt.Sprintf("%s of the same events (TTL %d, on the line), %+v: RememberedIDs() before Flush = %d, ordered %d;\n%s\n"+
 					"An ID is forgotten at its event's TS + TTL, which every delivery of it carries: arrival order must\n"+
 					"not change what is remembered, nor the results. An expiry taken from the watermark at arrival does.",
 					what, line(cfg), cfg, n, wantN, d)
+				t.Fatalf("%s%s", msg, r.Picture(msg, nil, nil))
 			}
 		}
 	}

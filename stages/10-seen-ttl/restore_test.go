@@ -30,18 +30,22 @@ func TestRestoreAndContinueAtEveryCut(t *testing.T) {
 					live := newTTL(t, cfg, ttl)
 					windowtest.Replay(live, ops[:cut])
 					restored := restoreOf(t, snapshotOf(t, live))
+					c := windowtest.Cut{Ops: ops, Full: want.Trace, At: cut, LateAtCut: live.Late()}
 					if got, n := restored.RememberedIDs(), live.RememberedIDs(); got != n {
-						t.Fatalf("restored from the snapshot taken after call %d of %d, RememberedIDs() = %d; the snapshotted processor's is %d.\n"+
+						msg := fmt.Sprintf("restored from the snapshot taken after call %d of %d, RememberedIDs() = %d; the snapshotted processor's is %d.\n"+
 							"A snapshot holds every remembered ID, and no forgotten one.", cut, len(ops), got, n)
+						t.Fatalf("%s%s", msg, c.Picture(t, msg, pictureWindows(cfg)))
 					}
 					got := replayCounting(restored, ops[cut:])
-					rest := ruled{Trace: windowtest.Trace{Outs: want.Outs[cut:], WMs: want.WMs[cut:], Late: want.Late[len(live.Late()):]},
+					rest := ruled{Trace: windowtest.Trace{Outs: want.Outs[cut:], WMs: want.WMs[cut:], Late: want.Late[len(c.LateAtCut):]},
 						Remembered: want.Remembered[cut:]}
-					if d := firstDiff(ops[cut:], cut, got, rest); d != "" {
-						t.Fatalf("Restored from the snapshot taken after call %d of %d, the run went on differently:\n%s\n"+
+					if d, drawn := firstDiff(ops[cut:], cut, got, rest); d != "" {
+						msg := fmt.Sprintf("Restored from the snapshot taken after call %d of %d, the run went on differently:\n%s\n"+
 							"A snapshot of a processor with a seen TTL holds the TTL and, for each remembered ID, the watermark that\n"+
 							"forgets it: the restored processor forgets the same IDs at the same watermarks, and the IDs it takes as\n"+
 							"new after the restore with the same TTL. Late() starts empty after a restore.", cut, len(ops), d)
+						c.Cont = drawn
+						t.Fatalf("%s%s", msg, c.Picture(t, msg, pictureWindows(cfg)))
 					}
 				}
 			})
@@ -59,9 +63,7 @@ func TestSnapshotRestoresExpiry(t *testing.T) {
 	r := newRun(t, cfg, 25)
 	r.Process(ev("a1", "a", 6, 1))  // forgotten at 31
 	r.Process(ev("b1", "b", 14, 1)) // forgotten at 39, raises the watermark to 10
-	restored := restoreOf(t, snapshotOf(t, r.p))
-	r.Restored(restored)
-	r.p = restored
+	r.checkpoint()
 	r.ExpectRemembered(2, "a1 and b1 are remembered, as they were before the snapshot.")
 	r.Process(ev("c1", "c", 20, 1)) // after the restore: forgotten at 45
 	r.Advance(30)
@@ -73,13 +75,12 @@ func TestSnapshotRestoresExpiry(t *testing.T) {
 	r.Advance(45)
 	r.ExpectRemembered(0, "Watermark 45 forgets c1: the restored processor kept the TTL too.")
 	r.ExpectLate(nil, "Nothing was late.")
-	again := restoreOf(t, snapshotOf(t, newTTL(t, cfg, 25)))
+	again := newRun(t, cfg, 25)
+	again.checkpoint()
 	again.Process(ev("d1", "d", 0, 1))
-	again.AdvanceWatermark(25)
-	if got := again.RememberedIDs(); got != 0 {
-		t.Fatalf("a new processor with TTL 25, snapshotted and restored, then Process(d1 at 0) and AdvanceWatermark(25):\n"+
-			"RememberedIDs() = %d, want 0. The snapshot of a processor with no ID yet must still hold its TTL.", got)
-	}
+	again.Advance(25)
+	again.ExpectRemembered(0, "A new processor with TTL 25, snapshotted and restored, forgets d1 (at 0) at watermark 25:\n"+
+		"the snapshot of a processor with no ID yet must still hold its TTL.")
 }
 
 // TestSnapshotIsACopy certifies that a seen-TTL snapshot's bytes never
@@ -104,6 +105,7 @@ func TestSnapshotIsACopy(t *testing.T) {
 		Restore:  func(t *testing.T, snap []byte, _ int) *Processor { return restoreOf(t, snap) },
 		Other:    ev("other", "a", 0, 100),
 		Restorer: "RestoreProcessor",
+		Windows:  pictureWindows(cfg),
 	})
 }
 

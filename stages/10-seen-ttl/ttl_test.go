@@ -4,6 +4,7 @@ package seenttl
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"testing"
 
@@ -58,15 +59,17 @@ func TestRememberedIDsCountsEverySeenID(t *testing.T) {
 			p    *Processor
 		}{{"NewProcessor", newPlain(t, cfg)}, {"NewSeenTTLProcessor with TTL 0", newTTL(t, cfg, 0)}} {
 			distinct := map[string]bool{}
+			r := windowtest.NewRun(t, p.p, cfg.WindowSize, cfg.AllowedLateness)
 			for i, o := range ops {
-				o.Apply(p.p)
+				r.Apply(o)
 				if o.Kind == "process" {
 					distinct[o.Event.ID] = true
 				}
 				if got := p.p.RememberedIDs(); got != len(distinct) {
-					t.Fatalf("%s(%+v): after call %d of %d, %v, RememberedIDs() = %d; want %d, the distinct IDs seen so far.\n"+
+					msg := fmt.Sprintf("%s(%+v): after call %d of %d, %v, RememberedIDs() = %d; want %d, the distinct IDs seen so far.\n"+
 						"Without a TTL, every ID is remembered forever, counted or late, and a redelivery is the same ID:\n"+
 						"it is what stage 1's dedup needs, and what grows without bound.", p.what, cfg, i+1, len(ops), o, got, len(distinct))
+					t.Fatalf("%s%s", msg, r.Picture(msg, nil, nil))
 				}
 			}
 		}
@@ -83,9 +86,10 @@ func TestZeroTTLIsNewProcessor(t *testing.T) {
 		ops := randomOps(rnd, cfg, 60)
 		want := replayCounting(newPlain(t, cfg), ops)
 		p := newTTL(t, cfg, 0)
-		if d := firstDiff(ops, 0, replayCounting(p, ops), want); d != "" {
-			t.Fatalf("NewSeenTTLProcessor(%+v, 0) and NewProcessor differ over the same seeded calls:\n%s\n"+
+		if d, drawn := firstDiff(ops, 0, replayCounting(p, ops), want); d != "" {
+			msg := fmt.Sprintf("NewSeenTTLProcessor(%+v, 0) and NewProcessor differ over the same seeded calls:\n%s\n"+
 				"TTL 0 means \"remember forever\": the earlier stages' behaviour, unchanged.", cfg, d)
+			t.Fatalf("%s%s", msg, windowtest.TracePicture(t, msg, pictureWindows(cfg), ops, drawn, want.Trace))
 		}
 		for _, cut := range []int{len(ops) / 2, len(ops)} {
 			plain, zero := newPlain(t, cfg), newTTL(t, cfg, 0)

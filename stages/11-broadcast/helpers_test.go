@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
 )
@@ -129,14 +130,21 @@ func fmtAlerts(as []Alert) string {
 // prints.
 type run struct {
 	t      testing.TB
+	cfg    ParallelConfig
 	b      *BroadcastProcessor
 	log    []string
 	alerts []Alert   // every alert, in emission order
-	calls  [][]Alert // each call's alerts
+	outs   [][]Alert // each call's alerts
+	// For the picture (picture.Enabled): every call, with each input's
+	// watermark as the card's rules make it from the calls.
+	steps           []picture.Step
+	maxTS, eventsWM int64 // the largest event timestamp, and the events' watermark
+	rulesWM         int64
+	lateBefore      []kit.Event // Late() of the processors a restore replaced
 }
 
 func newRun(t testing.TB, cfg ParallelConfig) *run {
-	return &run{t: t, b: newBroadcast(t, cfg)}
+	return &run{t: t, cfg: cfg, b: newBroadcast(t, cfg), maxTS: math.MinInt64, eventsWM: math.MinInt64, rulesWM: math.MinInt64}
 }
 
 // do makes the calls and returns the alerts of the last one.
@@ -145,33 +153,127 @@ func (r *run) do(ops ...op) []Alert {
 	for _, o := range ops {
 		got = o.apply(r.b)
 		r.alerts = append(r.alerts, got...)
-		r.calls = append(r.calls, got)
+		r.outs = append(r.outs, got)
 		line := fmt.Sprintf("%2d. %-62s combined watermark %s", len(r.log)+1, o, kit.FormatWatermark(r.b.Watermark()))
 		for _, a := range got {
 			line += "\n      → alert " + fmtAlert(a)
 		}
 		r.log = append(r.log, line)
+		r.record(o, got)
 	}
 	return got
 }
 
-// timeline is the calls so far, one a line, with the alerts each returned.
-func (r *run) timeline() string {
+// record notes the call o, which returned alerts, for the picture: events
+// as events, the rest by name, each alert as its result, and the two
+// inputs' watermarks as partitions 0 (events) and 1 (rules).
+func (r *run) record(o op, alerts []Alert) {
+	if !picture.Enabled() {
+		return
+	}
+	s := picture.Step{Op: picture.OpCall, Partition: -1, Label: o.String(), Watermark: r.b.Watermark()}
+	switch o.kind {
+	case opEvent:
+		s.Op, s.Partition, s.Label, s.Event = picture.OpEvent, 0, "", o.e
+		if o.e.TS > r.maxTS {
+			r.maxTS = o.e.TS
+			r.eventsWM = max(r.eventsWM, watermarkBehind(o.e.TS, r.cfg.Processor.WatermarkDelay))
+		}
+	case opEventWM:
+		s.Op, s.Partition = picture.OpWatermark, 0
+		r.eventsWM = max(r.eventsWM, o.wm)
+	case opRule:
+		s.Partition = 1
+	case opRuleWM:
+		s.Partition = 1
+		r.rulesWM = max(r.rulesWM, o.wm)
+	case opFlush:
+		s.Op, s.Label = picture.OpFlush, ""
+		r.eventsWM, r.rulesWM = math.MaxInt64, math.MaxInt64
+	}
+	s.Partitions = []picture.PartitionMark{{Watermark: r.eventsWM}, {Watermark: r.rulesWM}}
+	for _, a := range alerts {
+		s.Emitted = append(s.Emitted, a.Result)
+	}
+	r.steps = append(r.steps, s)
+}
+
+// watermarkBehind is ts − delay, or math.MinInt64 where that wraps.
+func watermarkBehind(ts, delay int64) int64 {
+	if ts < math.MinInt64+delay {
+		return math.MinInt64
+	}
+	return ts - delay
+}
+
+// restore returns a run that goes on from a snapshot of r's processor,
+// restored at parallelism p, as a job does after a crash or a rescale: its
+// timeline and picture hold r's calls, then the restore; its alerts are
+// only its own.
+func (r *run) restore(p int) *run {
+	r.t.Helper()
+	cfg := r.cfg
+	cfg.Parallelism = p
+	after := &run{t: r.t, cfg: cfg, b: restoreAt(r.t, snapshotOf(r.t, r.b), p), log: slices.Clone(r.log),
+		steps: slices.Clone(r.steps), maxTS: r.maxTS, eventsWM: r.eventsWM, rulesWM: r.rulesWM,
+		lateBefore: append(slices.Clone(r.lateBefore), r.b.Late()...)}
+	after.log = append(after.log, fmt.Sprintf("    — snapshot, restored at parallelism %d —", p))
+	if picture.Enabled() {
+		after.steps = append(after.steps, picture.Step{Op: picture.OpRestore, Partition: -1, Watermark: after.b.Watermark(),
+			Label:      fmt.Sprintf("snapshot → restore at parallelism %d", p),
+			Partitions: []picture.PartitionMark{{Watermark: r.eventsWM}, {Watermark: r.rulesWM}}})
+	}
+	return after
+}
+
+// picture draws, with pictures on, the run so far as a page for the test
+// (picture.Save) and returns the line that links it, or "". note is the
+// failure's message; want, when not nil, is what the last call should have
+// returned, and the page marks where the run first differs from the run
+// that did.
+func (r *run) picture(note string, want []Alert) string {
+	if !picture.Enabled() {
+		return ""
+	}
+	p := picture.Run{Title: r.t.Name(), Windows: picture.Windows{Size: r.cfg.Processor.WindowSize, Lateness: r.cfg.Processor.AllowedLateness},
+		Note: strings.TrimSpace(note + "\n\nAn alert is drawn as its result. Partition p0 is the events' watermark, p1 the rules', as the " +
+			"card's rules make them from the calls; the combined one is the processor's."),
+		Steps: r.steps, Late: append(slices.Clone(r.lateBefore), r.b.Late()...)}
+	if want != nil && len(r.steps) > 0 {
+		p.Want = []kit.Result{}
+		for _, s := range r.steps[:len(r.steps)-1] {
+			p.Want = append(p.Want, s.Emitted...)
+		}
+		for _, a := range want {
+			p.Want = append(p.Want, a.Result)
+		}
+	}
+	return "\n" + picture.Save(r.t, p)
+}
+
+// calls renders the calls so far, one a line, with the alerts each
+// returned.
+func (r *run) calls() string {
 	return "calls, in order (both inputs share one timeline):\n" + strings.Join(r.log, "\n") + "\n"
 }
+
+// timeline is the calls so far, one a line, with the alerts each
+// returned, and, with pictures on, the link to the page of the run.
+func (r *run) timeline() string { return r.calls() + r.picture("", nil) }
 
 // expect fails the test unless got (what the last call returned) is want.
 func (r *run) expect(got, want []Alert, why string) {
 	r.t.Helper()
 	if !slices.Equal(got, want) {
-		r.t.Errorf("the last call returned the alerts\n%swant\n%s%s\n%s", fmtAlerts(got), fmtAlerts(want), why, r.timeline())
+		msg := fmt.Sprintf("the last call returned the alerts\n%swant\n%s%s", fmtAlerts(got), fmtAlerts(want), why)
+		r.t.Errorf("%s\n%s%s", msg, r.calls(), r.picture(msg, want))
 	}
 }
 
 // misordered returns the index of the first call whose alerts are not
 // ordered by (End, Start, Key), then prefix within one result, or -1.
 func (r *run) misordered() int {
-	for i, as := range r.calls {
+	for i, as := range r.outs {
 		for j := 1; j < len(as); j++ {
 			x, y := as[j-1], as[j]
 			c := kit.CompareResults(x.Result, y.Result)

@@ -40,7 +40,7 @@ func TestAlertsIndependentOfInterleaving(t *testing.T) {
 			if i := r.misordered(); i >= 0 {
 				t.Fatalf("trial %d, interleaving %d: call %d returned its alerts out of order:\n%s"+
 					"One call's alerts are ordered by (End, Start, Key), and one result's alerts by prefix.\n%s",
-					trial, k, i+1, fmtAlerts(r.calls[i]), r.timeline())
+					trial, k, i+1, fmtAlerts(r.outs[i]), r.timeline())
 			}
 			if got := r.b.Late(); !slices.Equal(got, wantLate) {
 				t.Fatalf("trial %d, interleaving %d: Late() = %v\nwant %v: the late events, in arrival order, as one stage 1\n"+

@@ -34,8 +34,7 @@ func TestRestoreContinuesAtAnyParallelism(t *testing.T) {
 			p := []int{1, 2, 3, 5}[cut%4]
 			rulesBefore := before.b.RulesOn(0)
 			wmBefore := before.b.Watermark()
-			after := &run{t: t, b: restoreAt(t, snapshotOf(t, before.b), p), log: slices.Clone(before.log)}
-			after.log = append(after.log, fmt.Sprintf("    — snapshot, restored at parallelism %d —", p))
+			after := before.restore(p)
 			where := fmt.Sprintf("trial %d: snapshot after call %d of %d at parallelism 3, restored at %d", trial, cut, len(ops), p)
 			if got := after.b.Watermark(); got != wmBefore {
 				t.Fatalf("%s: Watermark() = %d; want %d, the snapshotted processor's\n%s", where, got, wmBefore, before.timeline())
@@ -48,7 +47,7 @@ func TestRestoreContinuesAtAnyParallelism(t *testing.T) {
 				}
 			}
 			if lr, le := after.b.LateRules(), after.b.Late(); len(lr) != 0 || len(le) != 0 {
-				t.Fatalf("%s: LateRules() = %v, Late() = %v; want both empty: side outputs are output, not state", where, lr, le)
+				t.Fatalf("%s: LateRules() = %v, Late() = %v; want both empty: side outputs are output, not state\n%s", where, lr, le, after.timeline())
 			}
 			after.do(ops[cut:]...)
 			got := append(slices.Clone(before.alerts), after.alerts...)
@@ -69,8 +68,7 @@ func TestSnapshotKeepsPendingResults(t *testing.T) {
 	r := newRun(t, cfgOf(2, 0, 0))
 	r.do(rule(rl("", 5, 2)), event(ev("e1", "a", 3, 5)), event(ev("e2", "b", 4, 6)), eventWM(10))
 	for _, p := range []int{1, 2, 4} {
-		after := &run{t: t, b: restoreAt(t, snapshotOf(t, r.b), p), log: slices.Clone(r.log)}
-		after.log = append(after.log, fmt.Sprintf("    — snapshot, restored at parallelism %d —", p))
+		after := r.restore(p)
 		want := []Alert{{Result: res("a", 0, 10, 1, 5), Rule: rl("", 5, 2)}, {Result: res("b", 0, 10, 1, 6), Rule: rl("", 5, 2)}}
 		after.expect(after.do(ruleWM(10)), want,
 			"a [0,10) and b [0,10) had fired and were waiting for the rules' watermark when the snapshot was taken: they\n"+
@@ -197,24 +195,28 @@ func TestSnapshotKeepsAwkwardStrings(t *testing.T) {
 	whole := newRun(t, cfgOf(3, 0, 0))
 	whole.do(ops...)
 	wantRules := whole.b.RulesOn(0)
-	snap := snapshotOf(t, whole.b)
+	var restored []*run // from a snapshot of whole before its Flush
+	for _, p := range []int{1, 3, 4} {
+		restored = append(restored, whole.restore(p))
+	}
 	want := whole.do(flush())
 	if len(want) == 0 {
 		t.Fatalf("Flush gave no alerts; want at least one per key (each key starts with its own prefix)\n%s", whole.timeline())
 	}
-	for _, p := range []int{1, 3, 4} {
-		restored := restoreAt(t, snap, p)
+	for _, r := range restored {
+		p := r.cfg.Parallelism
 		for i := range p {
-			if got := restored.RulesOn(i); !slices.Equal(got, wantRules) {
+			if got := r.b.RulesOn(i); !slices.Equal(got, wantRules) {
 				t.Fatalf("restored at parallelism %d, RulesOn(%d) differs from the rules snapshotted (%d rules, got %d):\n"+
 					"every prefix is kept byte for byte, whatever its bytes: write a length before each string,\n"+
-					"never a terminator.", p, i, len(wantRules), len(got))
+					"never a terminator.\n%s", p, i, len(wantRules), len(got), r.timeline())
 			}
 		}
-		if got := restored.Flush(); !slices.Equal(got, want) {
+		if got := r.do(flush()); !slices.Equal(got, want) {
 			missing, extra := alertDiff(got, want)
-			t.Fatalf("restored at parallelism %d, Flush alerts differently from the processor snapshotted.\nmissing:\n%sextra:\n%s"+
+			msg := fmt.Sprintf("restored at parallelism %d, Flush alerts differently from the processor snapshotted.\nmissing:\n%sextra:\n%s"+
 				"The pending results' keys, like the rules' prefixes, are kept byte for byte.", p, fmtAlerts(missing), fmtAlerts(extra))
+			t.Fatalf("%s\n%s%s", msg, r.calls(), r.picture(msg, want))
 		}
 	}
 }

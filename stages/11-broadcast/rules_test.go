@@ -222,23 +222,19 @@ func TestEverySubtaskHoldsTheSameRules(t *testing.T) {
 			p-1, got, want, other.timeline())
 	}
 
-	b := newBroadcast(t, cfgOf(p, 0, 0))
-	b.ProcessRule(rl("k", 5, 0))
-	b.AdvanceRuleWatermark(10)
+	one := newRun(t, cfgOf(p, 0, 0))
+	one.do(rule(rl("k", 5, 0)), ruleWM(10))
 	var wantAlerts []Alert
 	for i := range p {
 		k := keyOn(t, "k", i, p)
-		b.ProcessEvent(ev(fmt.Sprint("e", i), k, 5, 5))
+		one.do(event(ev(fmt.Sprint("e", i), k, 5, 5)))
 		wantAlerts = append(wantAlerts, Alert{Result: res(k, 0, 10, 1, 5), Rule: rl("k", 5, 0)})
 	}
-	wantAlerts = sortedAlerts(wantAlerts)
-	if got := b.AdvanceEventWatermark(10); !slices.Equal(got, wantAlerts) {
-		t.Errorf("one key on each of %d subtasks, each window's sum reaching the rule: got alerts\n%swant\n%s"+
-			"A key's alert is decided on its own subtask, with that subtask's copy of the rules: a rule that\n"+
-			"reached only some subtasks misses the keys of the others.", p, fmtAlerts(got), fmtAlerts(wantAlerts))
-	}
+	one.expect(one.do(eventWM(10)), sortedAlerts(wantAlerts), fmt.Sprintf("One key on each of %d subtasks, each window's sum "+
+		"reaching the rule. A key's alert is decided on its own subtask,\nwith that subtask's copy of the rules: a rule that "+
+		"reached only some subtasks misses the keys of the others.", p))
 	for _, s := range []int{-1, p} {
-		suite.MustPanic(t, fmt.Sprintf("RulesOn(%d) with parallelism %d", s, p), "there is no such subtask", func() { b.RulesOn(s) })
+		suite.MustPanic(t, fmt.Sprintf("RulesOn(%d) with parallelism %d", s, p), "there is no such subtask", func() { one.b.RulesOn(s) })
 	}
 }
 
@@ -281,14 +277,16 @@ func TestAlertsOfOneCallAreOrdered(t *testing.T) {
 	}
 	got := many.do(ruleWM(20))
 	if len(got) != 2*keys {
-		t.Fatalf("AdvanceRuleWatermark(20) released %d alerts, want %d: each of %d keys' first result and its correction", len(got), 2*keys, keys)
+		msg := fmt.Sprintf("AdvanceRuleWatermark(20) released %d alerts, want %d: each of %d keys' first result and its correction", len(got), 2*keys, keys)
+		t.Fatalf("%s%s", msg, many.picture(msg, nil))
 	}
 	for i := 0; i+1 < len(got); i += 2 {
 		first, corr := got[i].Result, got[i+1].Result
 		if first.Key != corr.Key || first.IsUpdate || !corr.IsUpdate {
-			t.Fatalf("alerts %d and %d of %d released at once are %v and %v; want key %s's first result, then its correction:\n"+
+			msg := fmt.Sprintf("alerts %d and %d of %d released at once are %v and %v; want key %s's first result, then its correction:\n"+
 				"sort the held results stably (slices.SortStableFunc), so that equal (End, Start, Key) keep the order they were\n"+
 				"emitted in. An unstable sort keeps it only while there are few of them.", i, i+1, len(got), first, corr, first.Key)
+			t.Fatalf("%s%s", msg, many.picture(msg, nil))
 		}
 	}
 }

@@ -258,6 +258,7 @@ func checkExpiry(t *testing.T, cfg Config, tl expiryTimeline) {
 	t.Helper()
 	b := newMemBackend()
 	p := newProcessor(t, cfg, b)
+	r := windowtest.NewRun(t, p, cfg.WindowSize, cfg.AllowedLateness)
 	byStart := map[int64]*expiryWindow{}
 	for _, w := range tl.windows {
 		byStart[w.start] = w
@@ -266,14 +267,17 @@ func checkExpiry(t *testing.T, cfg Config, tl expiryTimeline) {
 	wm := int64(math.MinInt64)
 	first := tl.ops[0].Event
 	var events, late []kit.Event
-	var emitted []kit.Result
-	picture := func(w *expiryWindow) string {
+	// timeline draws the run so far, only the window w unless it is nil,
+	// and ends, with pictures on, with the link to the page of the run;
+	// note is the failure's message.
+	timeline := func(note string, w *expiryWindow) string {
 		full := kit.Timeline{WindowSize: cfg.WindowSize, Lateness: cfg.AllowedLateness, Events: events,
-			Watermark: p.Watermark(), Results: emitted, Late: p.Late()}
-		if w == nil {
-			return full.String()
+			Watermark: p.Watermark(), Results: r.Emitted(), Late: p.Late()}
+		text := full.String()
+		if w != nil {
+			text = fmt.Sprintf("only window %s, arrival order:\n%s", w.show(), windowtest.OnlyWindow(full, w.start, w.end).String())
 		}
-		return fmt.Sprintf("only window %s, arrival order:\n%s", w.show(), windowtest.OnlyWindow(full, w.start, w.end).String())
+		return text + r.Picture(note, nil, nil)
 	}
 
 	for i, op := range tl.ops {
@@ -296,7 +300,7 @@ func checkExpiry(t *testing.T, cfg Config, tl expiryTimeline) {
 		case "flush":
 			wm = math.MaxInt64
 		}
-		emitted = append(emitted, op.Apply(p)...)
+		r.Apply(op)
 		call := fmt.Sprintf("After call %d of %d, %v (watermark %s)", i+1, len(tl.ops), op, windowtest.NearEdge(wm))
 
 		// Every key group but the IDs' holds keys exactly while one of its windows is open.
@@ -316,22 +320,25 @@ func checkExpiry(t *testing.T, cfg Config, tl expiryTimeline) {
 			switch {
 			case holder == nil && len(keys) > 0:
 				w := lastExpired(tl.windows, g, cfg, wm)
-				t.Fatalf("%s, key group %d still holds%s\nwant nothing: its keys are those of window %s (cleanup time %s),\n"+
+				msg := fmt.Sprintf("%s, key group %d still holds%s\nwant nothing: its keys are those of window %s (cleanup time %s),\n"+
 					"and the watermark has reached that. A window's state leaves the backend in the call in which the\n"+
 					"watermark reaches end + AllowedLateness (saturating at math.MaxInt64), as stage 03's Processor forgets\n"+
 					"it; left behind, it is state that grows for ever. (If you collect the keys to delete in a Scan callback,\n"+
 					"copy them: the slices it gets are the backend's until it returns, and this suite's backend then writes\n"+
-					"over them, as Pebble's iterator reuses its own.)\n\n%s",
-					call, g, showKeys(keys), w.show(), windowtest.NearEdge(w.cleanup(cfg)), picture(w))
+					"over them, as Pebble's iterator reuses its own.)",
+					call, g, showKeys(keys), w.show(), windowtest.NearEdge(w.cleanup(cfg)))
+				t.Fatalf("%s\n\n%s", msg, timeline(msg, w))
 			case holder != nil && len(keys) == 0:
-				t.Fatalf("%s, key group %d holds nothing, want the tallies of window %s (keys%s):\n"+
-					"its cleanup time %s is above the watermark, so it still takes corrections.\n\n%s",
-					call, g, holder.show(), showKeys(holder.keys), windowtest.NearEdge(holder.cleanup(cfg)), picture(holder))
+				msg := fmt.Sprintf("%s, key group %d holds nothing, want the tallies of window %s (keys%s):\n"+
+					"its cleanup time %s is above the watermark, so it still takes corrections.",
+					call, g, holder.show(), showKeys(holder.keys), windowtest.NearEdge(holder.cleanup(cfg)))
+				t.Fatalf("%s\n\n%s", msg, timeline(msg, holder))
 			}
 		}
 		if !slices.Equal(p.Late(), late) {
-			t.Fatalf("%s, Late() = %s\nwant      %s\nAn event is late when the watermark has reached its window's cleanup time.\n\n%s",
-				call, windowtest.FmtEvents(p.Late()), windowtest.FmtEvents(late), picture(nil))
+			msg := fmt.Sprintf("%s, Late() = %s\nwant      %s\nAn event is late when the watermark has reached its window's cleanup time.",
+				call, windowtest.FmtEvents(p.Late()), windowtest.FmtEvents(late))
+			t.Fatalf("%s\n\n%s", msg, timeline(msg, nil))
 		}
 
 		// No window open: nothing of the windows that came and went is left under 0xFF 0xFF.
@@ -340,10 +347,11 @@ func checkExpiry(t *testing.T, cfg Config, tl expiryTimeline) {
 		}
 		want := oneWindowGone(t, cfg, first, wm)
 		if got := unkeyedBytes(b, unkeyed); got > want+unkeyedSlack {
-			t.Fatalf("%s, every window has expired, and the state under 0xFF 0xFF is %d bytes (keys and values):%s\n"+
+			msg := fmt.Sprintf("%s, every window has expired, and the state under 0xFF 0xFF is %d bytes (keys and values):%s\n"+
 				"want at most %d + %d, what a processor at the same watermark that has seen one window come and go\n"+
-				"stores there: an expired window's entry among the open windows leaves with its tallies.\n\n%s",
-				call, got, showKeys(unkeyed), want, unkeyedSlack, picture(nil))
+				"stores there: an expired window's entry among the open windows leaves with its tallies.",
+				call, got, showKeys(unkeyed), want, unkeyedSlack)
+			t.Fatalf("%s\n\n%s", msg, timeline(msg, nil))
 		}
 	}
 }

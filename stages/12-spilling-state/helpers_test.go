@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
@@ -133,22 +134,32 @@ func randomOps(rnd *rand.Rand, cfg Config, n int, bound int64) []windowtest.Op {
 
 // firstCallDiff describes the first call of ops where got and want differ,
 // or the side outputs or final watermarks if only they differ; "" if the
-// traces agree.
-func firstCallDiff(ops []windowtest.Op, got, want windowtest.Trace) string {
+// traces agree. It also returns got up to that call, all of it when only
+// the side outputs differ: what a picture of the failure draws.
+func firstCallDiff(ops []windowtest.Op, got, want windowtest.Trace) (string, windowtest.Trace) {
+	upTo := func(i int) windowtest.Trace {
+		return windowtest.Trace{Outs: got.Outs[:i+1], WMs: got.WMs[:i+1], Late: got.Late}
+	}
 	for i := range ops {
 		if !slices.Equal(got.Outs[i], want.Outs[i]) {
 			return fmt.Sprintf("call %d of %d, %v, returned\n%s\nwant\n%s", i+1, len(ops), ops[i],
-				windowtest.FmtResults(got.Outs[i]), windowtest.FmtResults(want.Outs[i]))
+				windowtest.FmtResults(got.Outs[i]), windowtest.FmtResults(want.Outs[i])), upTo(i)
 		}
 		if got.WMs[i] != want.WMs[i] {
 			return fmt.Sprintf("after call %d of %d, %v, Watermark() = %s, want %s", i+1, len(ops), ops[i],
-				kit.FormatWatermark(got.WMs[i]), kit.FormatWatermark(want.WMs[i]))
+				kit.FormatWatermark(got.WMs[i]), kit.FormatWatermark(want.WMs[i])), upTo(i)
 		}
 	}
 	if !slices.Equal(got.Late, want.Late) {
-		return fmt.Sprintf("Late() = %s\nwant      %s", windowtest.FmtEvents(got.Late), windowtest.FmtEvents(want.Late))
+		return fmt.Sprintf("Late() = %s\nwant      %s", windowtest.FmtEvents(got.Late), windowtest.FmtEvents(want.Late)), got
 	}
-	return ""
+	return "", got
+}
+
+// pictureWindows says, for a picture, which windows a processor for cfg
+// assigns.
+func pictureWindows(cfg Config) picture.Windows {
+	return picture.Windows{Size: cfg.WindowSize, Lateness: cfg.AllowedLateness}
 }
 
 // memBackend is the suite's own StateBackend: a map, scanned in sorted

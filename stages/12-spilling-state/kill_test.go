@@ -78,12 +78,14 @@ func TestKilledJobRestoresExactlyOnce(t *testing.T) {
 				}
 				rest := windowtest.Replay(newProcessor(t, restoreConfig, b), ops[c.Offset:])
 				got := append(slices.Clone(c.Output), windowtest.Emitted(rest.Outs)...)
-				want := windowtest.Emitted(reference(t, restoreConfig, ops).Outs)
-				if !slices.Equal(got, want) {
-					t.Fatalf("%s backend: killed before call %d of %d, restored from the checkpoint after call %d, the job output:\n%s\n"+
+				full := reference(t, restoreConfig, ops)
+				if want := windowtest.Emitted(full.Outs); !slices.Equal(got, want) {
+					msg := fmt.Sprintf("%s backend: killed before call %d of %d, restored from the checkpoint after call %d, the job output:\n%s\n"+
 						"A checkpoint must hold exactly the state after the calls it covers, on disk when Checkpoint returns,\n"+
 						"whatever the live backend did next: then the replay from it gives every later result once.",
 						kind.name, spec.KillAt+1, len(ops), c.Offset, windowtest.DiffResults(got, want))
+					cut := windowtest.Cut{Ops: ops, Full: full, At: c.Offset, LateAtCut: reference(t, restoreConfig, ops[:c.Offset]).Late, Cont: rest}
+					t.Fatalf("%s%s", msg, cut.Picture(t, msg, pictureWindows(restoreConfig)))
 				}
 			})
 		}

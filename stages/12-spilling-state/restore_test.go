@@ -25,6 +25,13 @@ type cutRun struct {
 	lateAtCut  int // len(Late()) at the cut
 }
 
+// picture draws, with pictures on, the restored run that went on as got
+// (windowtest.Cut); the calls before the cut are the uninterrupted run's.
+func (c cutRun) picture(t testing.TB, note string, got windowtest.Trace) string {
+	cut := windowtest.Cut{Ops: c.ops, Full: c.want, At: c.cut, LateAtCut: c.want.Late[:c.lateAtCut], Cont: got}
+	return cut.Picture(t, note, pictureWindows(restoreConfig))
+}
+
 // rest returns what the calls after the cut must give.
 func (c cutRun) rest() windowtest.Trace {
 	return windowtest.Trace{Outs: c.want.Outs[c.cut:], WMs: c.want.WMs[c.cut:], Late: c.want.Late[c.lateAtCut:]}
@@ -79,11 +86,12 @@ func TestRestoreAndContinueAtEveryCut(t *testing.T) {
 				}
 			}
 			for _, c := range cuts {
-				if d := firstCallDiff(ops[c.cut:], c.resume(t, kind), c.rest()); d != "" {
-					t.Fatalf("%s backend: restored from the checkpoint taken after call %d of %d, the run went on differently:\n%s\n"+
+				if d, drawn := firstCallDiff(ops[c.cut:], c.resume(t, kind), c.rest()); d != "" {
+					msg := fmt.Sprintf("%s backend: restored from the checkpoint taken after call %d of %d, the run went on differently:\n%s\n"+
 						"A checkpoint holds all state as it was when Checkpoint was called: the watermark, every seen ID,\n"+
 						"every unexpired window's tallies, fired or not. What the live backend did afterwards is not in it.\n"+
 						"Late() starts empty after a restore: the side output is output, not state.", kind.name, c.cut, len(ops), d)
+					t.Fatalf("%s%s", msg, c.picture(t, msg, drawn))
 				}
 			}
 		})
@@ -105,10 +113,11 @@ func TestCheckpointRestoresTwice(t *testing.T) {
 			for _, cut := range []int{len(ops) / 3, len(ops) / 2, 2 * len(ops) / 3} {
 				c := cutAt(t, kind, ops, want, cut)
 				c.resume(t, kind) // the first restore runs to the end, changing its backend
-				if d := firstCallDiff(ops[cut:], c.resume(t, kind), c.rest()); d != "" {
-					t.Fatalf("%s backend: the second restore from the checkpoint taken after call %d of %d went on differently:\n%s\n"+
+				if d, drawn := firstCallDiff(ops[cut:], c.resume(t, kind), c.rest()); d != "" {
+					msg := fmt.Sprintf("%s backend: the second restore from the checkpoint taken after call %d of %d went on differently:\n%s\n"+
 						"A checkpoint is a copy that nothing changes: restore it into a new place (copy its files), never\n"+
 						"open it in place, or the first restored job writes into it.", kind.name, cut, len(ops), d)
+					t.Fatalf("%s%s", msg, c.picture(t, msg, drawn))
 				}
 			}
 		})
@@ -131,14 +140,16 @@ func TestResumesOnTheSameBackend(t *testing.T) {
 				b := newMemBackend()
 				first := newProcessor(t, cfg, b)
 				windowtest.Replay(first, ops[:cut])
-				late := len(first.Late())
+				c := windowtest.Cut{Ops: ops, Full: want, At: cut, LateAtCut: first.Late()}
 				got := windowtest.Replay(newProcessor(t, cfg, b), ops[cut:])
-				rest := windowtest.Trace{Outs: want.Outs[cut:], WMs: want.WMs[cut:], Late: want.Late[late:]}
-				if d := firstCallDiff(ops[cut:], got, rest); d != "" {
-					t.Fatalf("A new processor over the backend of one that made %d of %d calls went on differently:\n%s\n"+
+				rest := windowtest.Trace{Outs: want.Outs[cut:], WMs: want.WMs[cut:], Late: want.Late[len(c.LateAtCut):]}
+				if d, drawn := firstCallDiff(ops[cut:], got, rest); d != "" {
+					msg := fmt.Sprintf("A new processor over the backend of one that made %d of %d calls went on differently:\n%s\n"+
 						"All state lives in the backend: the seen IDs, every window's tallies, which windows exist, and\n"+
 						"the watermark. A processor that keeps any of it in its own fields loses it on a restore.",
 						cut, len(ops), d)
+					c.Cont = drawn
+					t.Fatalf("%s%s", msg, c.Picture(t, msg, pictureWindows(cfg)))
 				}
 			}
 		})

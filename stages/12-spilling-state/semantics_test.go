@@ -7,6 +7,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/flk-byo/course/internal/picture"
 	"github.com/flk-byo/course/internal/suite"
 	"github.com/flk-byo/course/internal/windowtest"
 	"github.com/flk-byo/course/kit"
@@ -37,11 +38,13 @@ func TestBehavesLikeProcessorOnEveryBackend(t *testing.T) {
 				defer suite.Recover(t)
 				ops := randomOps(rnd, cfg, 80, cfg.WatermarkDelay+2*cfg.WindowSize+cfg.AllowedLateness)
 				got := windowtest.Replay(newProcessor(t, cfg, kind.open(t)), ops)
-				if d := firstCallDiff(ops, got, reference(t, cfg, ops)); d != "" {
-					t.Fatalf("On the %s backend the processor did not do what stage 01's Processor does:\n%s\n"+
+				want := reference(t, cfg, ops)
+				if d, drawn := firstCallDiff(ops, got, want); d != "" {
+					msg := fmt.Sprintf("On the %s backend the processor did not do what stage 01's Processor does:\n%s\n"+
 						"The backend changes where state lives, never what the processor returns: results in\n"+
 						"(End, Start, Key) order, corrections within AllowedLateness, the side output beyond it,\n"+
 						"redeliveries ignored.", kind.name, d)
+					t.Fatalf("%s%s", msg, windowtest.TracePicture(t, msg, pictureWindows(cfg), ops, drawn, want))
 				}
 			})
 		}
@@ -69,13 +72,15 @@ func TestShufflesAndDuplicatesMatchOracle(t *testing.T) {
 					t.Fatalf("%s backend, %s: %s", kind.name, what, msg)
 				}
 				if missing, extra := windowtest.Unmatched(d.Emitted, want); len(missing)+len(extra) > 0 {
-					t.Fatalf("%s backend, %s of %d events (disorder within the delay %d):\n%s\n"+
+					msg := fmt.Sprintf("%s backend, %s of %d events (disorder within the delay %d):\n%s\n"+
 						"Each event counts once per ID in its window, whatever the order of arrival.",
 						kind.name, what, len(events), delay, windowtest.DiffResults(d.Emitted, want))
+					t.Fatalf("%s%s", msg, d.Picture(msg, picture.Windows{Size: size}))
 				}
 				if len(d.Late) > 0 {
-					t.Fatalf("%s backend, %s: Late() = %s, want nothing: the disorder is within the watermark delay.",
+					msg := fmt.Sprintf("%s backend, %s: Late() = %s, want nothing: the disorder is within the watermark delay.",
 						kind.name, what, windowtest.FmtEvents(d.Late))
+					t.Fatalf("%s%s", msg, d.Picture(msg, picture.Windows{Size: size}))
 				}
 			}
 		})
