@@ -285,6 +285,9 @@ func layout(r Run) view {
 			// The run ended short of what was wanted.
 			rw.Outs = append(rw.Outs, out{Text: "(nothing more)", Short: "≠ (nothing more)", Y: mid + 4 + float64(len(rw.Outs))*rowHeight, Differs: true})
 		}
+		if rw.HasX && !rw.IDLeft && slices.ContainsFunc(rw.Fires, func(f fire) bool { return f.X > rw.X && f.X-rw.X < 12+float64(len(rw.ID))*6.9 }) {
+			rw.IDLeft = true // a firing on the same row, just right of the event, would cover its ID
+		}
 		v.Rows = append(v.Rows, rw)
 
 		combined.step(s.Watermark, false, y, ys[i+1])

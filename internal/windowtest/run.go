@@ -130,9 +130,33 @@ func (r *Run) RestoredFrom(p Processor, late []kit.Event) {
 // Timeline draws the run so far, then the lines of more (a stage's own
 // view of the run). It reads Watermark and Late, but a panic there (a
 // TODO) only blanks that part of the picture. With pictures on, it also
-// draws the run as a page (see Failure) and ends with the link.
+// draws the run as a page and ends with the link; the page has no
+// message, so a failure reports through Errorf, Report or Failure, whose
+// page shows it, and Timeline serves a message that is no failure.
 func (r *Run) Timeline(more ...string) string {
-	return r.timeline() + strings.Join(more, "") + r.link("", nil)
+	return r.timeline() + strings.Join(more, "") + r.link("", wants{})
+}
+
+// Errorf reports a failed check of the run as t.Errorf does: the message,
+// then the run's timeline and, with pictures on, the link to its page,
+// which shows the message.
+func (r *Run) Errorf(format string, args ...any) {
+	r.t.Helper()
+	r.t.Errorf("%s", r.Report(fmt.Sprintf(format, args...)))
+}
+
+// Fatalf is Errorf followed by t.FailNow.
+func (r *Run) Fatalf(format string, args ...any) {
+	r.t.Helper()
+	r.t.Fatalf("%s", r.Report(fmt.Sprintf(format, args...)))
+}
+
+// Report is the message of a failed check of something other than the
+// run's results (a watermark, a returned slice's ownership): msg, the
+// timeline of the run so far, the lines of more, and with pictures on the
+// link to the page, which shows msg. The results are taken as right.
+func (r *Run) Report(msg string, more ...string) string {
+	return msg + "\n\n" + r.timeline() + strings.Join(more, "") + r.link(msg, wants{})
 }
 
 // SessionTimeline draws the run so far as Timeline does, with the session
@@ -179,14 +203,22 @@ func (r *Run) Picture(msg string, got, want []kit.Result) string {
 			wantAll = []kit.Result{} // nothing at all was wanted
 		}
 	}
-	return r.link(msg, wantAll)
+	return r.link(msg, wants{results: wantAll})
+}
+
+// wants is what a page marks as wanted beside what the run did.
+type wants struct {
+	results []kit.Result // what the run should have emitted in all; nil: not stated
+	late    []kit.Event  // the side output, when hasLate
+	hasLate bool
+	wm      int64 // the watermark after the last call, when hasWM
+	hasWM   bool
 }
 
 // link draws the run as a page for the test (picture.Save) and returns a
 // line that links it, or "" when pictures are off. note is the failure's
-// message; want, when not nil, is what the test wanted the run to emit in
-// all.
-func (r *Run) link(note string, want []kit.Result) string {
+// message; want is what the test wanted.
+func (r *Run) link(note string, want wants) string {
 	if !picture.Enabled() {
 		return ""
 	}
@@ -200,7 +232,10 @@ func (r *Run) link(note string, want []kit.Result) string {
 		Windows: w,
 		Steps:   r.steps,
 		Late:    append(slices.Clone(r.lateBefore), lateOrNone(r.p)...),
-		Want:    want,
+		Want:    want.results,
+
+		WantLate: want.late, HasWantLate: want.hasLate,
+		WantWatermark: want.wm, HasWantWatermark: want.hasWM,
 	})
 }
 
@@ -231,12 +266,26 @@ func (r *Run) Expect(call string, got, want []kit.Result, why string) {
 	r.t.Errorf("%s", r.Failure(fmt.Sprintf("%s returned\n%s\nwant\n%s\n%s%s", call, FmtResults(got), FmtResults(want), why, updateHint(got, want)), got, want))
 }
 
-// ExpectLate fails the test unless the processor's Late() is exactly want.
-func (r *Run) ExpectLate(want []kit.Event, why string) {
+// ExpectLate fails the test unless the processor's Late() is exactly want,
+// saying why want is right and drawing the run with the lines of more; the
+// page rings each event whose fate differs.
+func (r *Run) ExpectLate(want []kit.Event, why string, more ...string) {
 	r.t.Helper()
 	if got := r.p.Late(); !slices.Equal(got, want) {
 		msg := fmt.Sprintf("Late() = %s\nwant      %s\n%s", FmtEvents(got), FmtEvents(want), why)
-		r.t.Errorf("%s\n\n%s%s", msg, r.timeline(), r.link(msg, nil))
+		wantAll := append(slices.Clone(r.lateBefore), want...)
+		r.t.Errorf("%s\n\n%s%s%s", msg, r.timeline(), strings.Join(more, ""), r.link(msg, wants{late: wantAll, hasLate: true}))
+	}
+}
+
+// ExpectWatermark fails the test unless the processor's Watermark() is
+// want, saying why and drawing the run with the lines of more; the page
+// marks the wanted watermark beside the one reported.
+func (r *Run) ExpectWatermark(want int64, why string, more ...string) {
+	r.t.Helper()
+	if got := r.p.Watermark(); got != want {
+		msg := fmt.Sprintf("Watermark() = %s, want %s\n%s", kit.FormatWatermark(got), kit.FormatWatermark(want), why)
+		r.t.Errorf("%s\n\n%s%s%s", msg, r.timeline(), strings.Join(more, ""), r.link(msg, wants{wm: want, hasWM: true}))
 	}
 }
 

@@ -44,10 +44,10 @@ func TestEmissionIsDrivenByWatermarkNotArrival(t *testing.T) {
 	for i := range int64(10) {
 		e := ev(fmt.Sprintf("e%d", i), "a", 5*i, 1+i)
 		if got := r.Process(e); len(got) > 0 {
-			t.Fatalf("Process(%v) returned\n%s\nwant nothing: the watermark is %d − delay 50 = %d, below the end of every window.\n"+
+			r.Fatalf("Process(%v) returned\n%s\nwant nothing: the watermark is %d − delay 50 = %d, below the end of every window.\n"+
 				"A result goes out when the watermark reaches the window's end, never on an event's arrival:\n"+
-				"until then more events of the window may arrive (that is what WatermarkDelay allows).\n\n%s",
-				e, windowtest.FmtResults(got), e.TS, e.TS-50, r.Timeline())
+				"until then more events of the window may arrive (that is what WatermarkDelay allows).",
+				e, windowtest.FmtResults(got), e.TS, e.TS-50)
 		}
 	}
 	r.Expect("Process(b1 b@60=7)", r.Process(ev("b1", "b", 60, 7)), []kit.Result{res("a", 0, 10, 2, 3)},
@@ -190,7 +190,7 @@ func TestFlushFiresEveryRemainingWindow(t *testing.T) {
 		r.Expect("Process(e6 a@5000=1) after Flush", r.Process(ev("e6", "a", 5000, 1)), nil,
 			"after Flush every window is expired: the event goes to Late, it opens no window")
 		if got, want := r.Late(), []kit.Event{ev("e6", "a", 5000, 1)}; !slices.Equal(got, want) {
-			t.Errorf("Late() = %s, want %s: an event after the end of the input is late, never dropped\n\n%s", windowtest.FmtEvents(got), windowtest.FmtEvents(want), r.Timeline())
+			r.Errorf("Late() = %s, want %s: an event after the end of the input is late, never dropped", windowtest.FmtEvents(got), windowtest.FmtEvents(want))
 		}
 	})
 	t.Run("fresh processor", func(t *testing.T) {
@@ -211,12 +211,12 @@ func TestAdvanceWatermarkFiresWithoutEvents(t *testing.T) {
 	r.Expect("AdvanceWatermark(20)", r.Advance(20), []kit.Result{res("a", 0, 10, 1, 1), res("b", 10, 20, 1, 2)},
 		"the events alone give a watermark of 27 − 1000; an upstream watermark of 20 fires [0,10) and [10,20) with no new event")
 	if wm := r.Watermark(); wm != 20 {
-		t.Errorf("Watermark() after AdvanceWatermark(20) = %d, want 20\n\n%s", wm, r.Timeline())
+		r.Errorf("Watermark() after AdvanceWatermark(20) = %d, want 20", wm)
 	}
 	r.Expect("AdvanceWatermark(30)", r.Advance(30), []kit.Result{res("a", 20, 30, 1, 4)}, "watermark 30 reaches the end of [20,30)")
 	r.Expect("Process(e4 a@31=8)", r.Process(ev("e4", "a", 31, 8)), nil, "31 − 1000 is below the watermark 30, which stays")
 	if wm := r.Watermark(); wm != 30 {
-		t.Errorf("Watermark() = %d, want 30: an event whose ts − delay is below the watermark leaves it where it is\n\n%s", wm, r.Timeline())
+		r.Errorf("Watermark() = %d, want 30: an event whose ts − delay is below the watermark leaves it where it is", wm)
 	}
 }
 

@@ -57,7 +57,7 @@ func TestSideOutputKeepsArrivalOrder(t *testing.T) {
 	r.ProcessAll(late[2:]...)
 	r.ExpectLate(late, "the side output keeps arrival order, not timestamp order: it is a stream, like Flink's side output")
 	if len(r.Emitted()) > 0 {
-		t.Errorf("late events emitted\n%s\nwant nothing: a late event is not counted in any window\n\n%s", windowtest.FmtResults(r.Emitted()), r.Timeline())
+		r.Errorf("late events emitted\n%s\nwant nothing: a late event is not counted in any window", windowtest.FmtResults(r.Emitted()))
 	}
 }
 
@@ -97,7 +97,7 @@ func TestDuplicateIDsAreIgnored(t *testing.T) {
 		r := newRun(t, Config{WindowSize: 10})
 		r.ProcessAll(ev("e1", "a", 5, 1), ev("e1", "a", 500, 1))
 		if wm := r.Watermark(); wm != 5 {
-			t.Errorf("Watermark() = %d, want 5: the second e1 is a redelivery, a no-op; it must not raise the watermark\n\n%s", wm, r.Timeline())
+			r.Errorf("Watermark() = %d, want 5: the second e1 is a redelivery, a no-op; it must not raise the watermark", wm)
 		}
 		r.Expect("Flush()", r.Flush(), []kit.Result{res("a", 0, 10, 1, 1)}, "only the first e1 counts")
 	})

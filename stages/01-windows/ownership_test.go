@@ -56,10 +56,10 @@ func TestResultsAreTheCallersToKeep(t *testing.T) {
 		r.Expect(s.call, got, s.want, why+".\nEditing a returned slice, or appending to it, must change nothing inside the processor")
 		for _, k := range keeps {
 			if !slices.Equal(k.got, k.want) {
-				t.Fatalf("the results %s returned, which the caller kept with one of its own appended, changed after %s:\nthey are now\n%s\nwant, as the caller left them,\n%s\n"+
+				r.Fatalf("the results %s returned, which the caller kept with one of its own appended, changed after %s:\nthey are now\n%s\nwant, as the caller left them,\n%s\n"+
 					"Once returned, results belong to the caller: downstream may hold them for a while. A processor that\n"+
 					"reuses one output buffer across calls, for speed, overwrites what it handed out: build each call's\n"+
-					"results in a new slice.\n\n%s", k.call, s.call, windowtest.FmtResults(k.got), windowtest.FmtResults(k.want), r.Timeline())
+					"results in a new slice.", k.call, s.call, windowtest.FmtResults(k.got), windowtest.FmtResults(k.want))
 			}
 		}
 		if s.keep {
@@ -106,14 +106,14 @@ func TestLateReturnsTheCallersCopy(t *testing.T) {
 				why += ".\nThe caller edited and appended to the slices Late returned before: that must not reach the side\n" +
 					"output. Late returns a copy, not the processor's own slice"
 			}
-			t.Fatalf("Late() after %d late events = %s\nwant %s\n%s\n\n%s", i+1, windowtest.FmtEvents(got), windowtest.FmtEvents(late[:i+1]), why, r.Timeline())
+			r.Fatalf("Late() after %d late events = %s\nwant %s\n%s", i+1, windowtest.FmtEvents(got), windowtest.FmtEvents(late[:i+1]), why)
 		}
 		for _, k := range keeps {
 			if !slices.Equal(k.got, k.want) {
-				t.Fatalf("the slice Late() returned after %d late events, which the caller kept with an event of its own appended,\n"+
+				r.Fatalf("the slice Late() returned after %d late events, which the caller kept with an event of its own appended,\n"+
 					"changed after %d: it is now\n%s\nwant, as the caller left it,\n%s\n"+
-					"Once returned, the slice belongs to the caller: later late events must not change it.\n\n%s",
-					k.after, i+1, windowtest.FmtEvents(k.got), windowtest.FmtEvents(k.want), r.Timeline())
+					"Once returned, the slice belongs to the caller: later late events must not change it.",
+					k.after, i+1, windowtest.FmtEvents(k.got), windowtest.FmtEvents(k.want))
 			}
 		}
 		if i%2 == 1 { // scribble over the others, the first (a single event) among them

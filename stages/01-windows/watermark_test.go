@@ -41,9 +41,9 @@ func TestWatermarkFollowsMaxTimestampMinusDelay(t *testing.T) {
 	for _, s := range steps {
 		r.Process(s.e)
 		if wm := r.Watermark(); wm != s.wm {
-			t.Fatalf("Watermark() after Process(%v) = %d, want %d = largest timestamp so far − delay 7.\n"+
+			r.Fatalf("Watermark() after Process(%v) = %d, want %d = largest timestamp so far − delay 7.\n"+
 				"The watermark is the MAX timestamp seen minus the delay, not the latest: an older event arriving\n"+
-				"must not pull it back, or windows that fired could receive events again.\n\n%s", s.e, wm, s.wm, r.Timeline())
+				"must not pull it back, or windows that fired could receive events again.", s.e, wm, s.wm)
 		}
 	}
 }
@@ -56,8 +56,8 @@ func TestWatermarkNeverDecreases(t *testing.T) {
 	check := func(after string, want int64) {
 		t.Helper()
 		if wm := r.Watermark(); wm != want {
-			t.Fatalf("Watermark() after %s = %d, want %d: the watermark never decreases; it promises downstream that\n"+
-				"no event at or below it is still to come, and a promise cannot be taken back.\n\n%s", after, wm, want, r.Timeline())
+			r.Fatalf("Watermark() after %s = %d, want %d: the watermark never decreases; it promises downstream that\n"+
+				"no event at or below it is still to come, and a promise cannot be taken back.", after, wm, want)
 		}
 	}
 	check("Process(e2 a@15=2)", 15)
@@ -109,10 +109,10 @@ func TestWatermarkSaturatesAtMinInt64(t *testing.T) {
 			e1, e2 := ev("e1", "a", c.ts, 1), ev("e2", "b", c.ts, 2)
 			got := r.Process(e1)
 			if wm := r.Watermark(); wm != c.wm {
-				t.Fatalf("Watermark() after Process(e1 a@%s=1) with WatermarkDelay %s = %s, want %s: %s.\n"+
+				r.Fatalf("Watermark() after Process(e1 a@%s=1) with WatermarkDelay %s = %s, want %s: %s.\n"+
 					"ts − WatermarkDelay must saturate at math.MinInt64. Plain int64 subtraction wraps around to near\n"+
-					"math.MaxInt64, the end of event time: every window fires at once and every later event is late.\n\n%s",
-					windowtest.NearEdge(c.ts), windowtest.NearEdge(c.delay), windowtest.NearEdge(wm), windowtest.NearEdge(c.wm), c.edge, r.Timeline())
+					"math.MaxInt64, the end of event time: every window fires at once and every later event is late.",
+					windowtest.NearEdge(c.ts), windowtest.NearEdge(c.delay), windowtest.NearEdge(wm), windowtest.NearEdge(c.wm), c.edge)
 			}
 			r.Expect("Process(e1)", got, nil, "the watermark is below the end of e1's window: nothing fires")
 			r.Expect("Process(e2)", r.Process(e2), nil, "e2 shares e1's window, which is still open")

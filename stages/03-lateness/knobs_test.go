@@ -82,8 +82,8 @@ func TestDelayAndLatenessAreDifferentKnobs(t *testing.T) {
 			if slices.EqualFunc(got, c.calls, slices.Equal) && slices.Equal(lateGot, c.late) {
 				return
 			}
-			t.Errorf("with %s (WindowSize 10) the calls returned\n%s\nwant\n%s\nLate() = %s, want %s\n\n%s\n\n%s",
-				c.name, fmtCalls(stream, got), fmtCalls(stream, c.calls), windowtest.FmtEvents(lateGot), windowtest.FmtEvents(c.late), story, r.Timeline())
+			r.Errorf("with %s (WindowSize 10) the calls returned\n%s\nwant\n%s\nLate() = %s, want %s\n\n%s",
+				c.name, fmtCalls(stream, got), fmtCalls(stream, c.calls), windowtest.FmtEvents(lateGot), windowtest.FmtEvents(c.late), story)
 		})
 	}
 }

@@ -188,11 +188,11 @@ func TestCorrectionsLeaveReturnedResultsAlone(t *testing.T) {
 		"[0,10) lingers: e7 corrects b's result")
 	for _, k := range kept {
 		if !slices.Equal(k.got, k.want) {
-			t.Errorf("the results %s returned, which the caller kept, have changed: they are now\n%s\nwant, as returned,\n%s\n"+
+			r.Errorf("the results %s returned, which the caller kept, have changed: they are now\n%s\nwant, as returned,\n%s\n"+
 				"A correction is a new result; the one returned before stays as it was (a consumer may still hold it,\n"+
 				"or compare old and new). Results that share memory with a window's state, or with a buffer reused\n"+
-				"across calls, change with it.\n\n%s",
-				k.call, windowtest.FmtResults(k.got), windowtest.FmtResults(k.want), r.Timeline())
+				"across calls, change with it.",
+				k.call, windowtest.FmtResults(k.got), windowtest.FmtResults(k.want))
 		}
 	}
 }

@@ -52,7 +52,7 @@ func TestUpstreamProcessorMovesOnlyByAdvanceWatermark(t *testing.T) {
 				"the other partitions, which may still deliver events at 5. Raising the watermark here is what a\n"+
 				"window operator with several inputs must never do")
 		if wm := r.Watermark(); wm != math.MinInt64 {
-			t.Errorf("Watermark() after three events and no AdvanceWatermark = %s, want math.MinInt64\n\n%s", kit.FormatWatermark(wm), r.Timeline())
+			r.Errorf("Watermark() after three events and no AdvanceWatermark = %s, want math.MinInt64", kit.FormatWatermark(wm))
 		}
 		r.Expect("AdvanceWatermark(10)", r.Advance(10), []kit.Result{res("a", 0, 10, 1, 1)}, "the watermark from upstream reaches the end of [0,10)")
 		r.Expect("Process(e4 a@7=8)", r.Process(ev("e4", "a", 7, 8)), nil, "[0,10) has fired and expired (AllowedLateness 0): e4 goes to Late")
@@ -60,7 +60,7 @@ func TestUpstreamProcessorMovesOnlyByAdvanceWatermark(t *testing.T) {
 		r.Expect("Process(e2 a@25=2) again", r.Process(ev("e2", "a", 25, 2)), nil, "a redelivered ID is a no-op, as for any processor")
 		r.Expect("AdvanceWatermark(30)", r.Advance(30), []kit.Result{res("a", 20, 30, 1, 2)}, "[20,30) holds e2 once")
 		if wm := r.Watermark(); wm != 30 {
-			t.Errorf("Watermark() after AdvanceWatermark(30) = %s, want 30\n\n%s", kit.FormatWatermark(wm), r.Timeline())
+			r.Errorf("Watermark() after AdvanceWatermark(30) = %s, want 30", kit.FormatWatermark(wm))
 		}
 		r.Expect("Flush()", r.Flush(), []kit.Result{res("b", 1_000, 1_010, 1, 4)}, "Flush fires what is left")
 	})
@@ -107,8 +107,8 @@ func TestRestoredUpstreamProcessorStillFollowsUpstream(t *testing.T) {
 			"restored processor raises its watermark to 100 with this event and fires [10,20) early: after a crash,\n"+
 			"a job would start closing windows that the other partitions still feed. Keep the flag in the snapshot")
 	if wm := r.Watermark(); wm != 10 {
-		t.Errorf("Watermark() of the restored processor after an event at 100 = %s, want 10 (restored, then unchanged: events\n"+
-			"never raise an upstream processor's watermark)\n\n%s", kit.FormatWatermark(wm), r.Timeline())
+		r.Errorf("Watermark() of the restored processor after an event at 100 = %s, want 10 (restored, then unchanged: events\n"+
+			"never raise an upstream processor's watermark)", kit.FormatWatermark(wm))
 	}
 	r.Expect("AdvanceWatermark(20)", r.Advance(20), []kit.Result{res("a", 10, 20, 1, 2)}, "the upstream watermark closes [10,20)")
 	r.Expect("Flush()", r.Flush(), []kit.Result{res("a", 100, 110, 1, 4)}, "Flush fires what is left")

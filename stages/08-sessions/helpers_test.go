@@ -244,6 +244,17 @@ func (r *run) timeline() string {
 	return r.r.Timeline(r.downstream())
 }
 
+// report is the message of a failed check of the run other than its
+// results: msg, the timeline with what downstream holds, and the link to
+// the run's page, which shows msg.
+func (r *run) report(msg string) string { return r.r.Report(msg, r.downstream()) }
+
+// fatalf stops the test with a failed check of the run (report).
+func (r *run) fatalf(format string, args ...any) {
+	r.t.Helper()
+	r.t.Fatalf("%s", r.report(fmt.Sprintf(format, args...)))
+}
+
 // downstream is the timeline's line of what downstream holds.
 func (r *run) downstream() string { return "  downstream  " + heldAfter(r.r.Emitted()) + "\n" }
 
@@ -274,9 +285,7 @@ func (r *run) expect(call string, got, want []kit.Result, why string) {
 // expectLate fails the test unless Late() is want.
 func (r *run) expectLate(want []kit.Event, why string) {
 	r.t.Helper()
-	if got := r.r.Late(); !slices.Equal(got, want) {
-		r.t.Errorf("Late() = %s\nwant      %s\n%s\n\n%s", windowtest.FmtEvents(got), windowtest.FmtEvents(want), why, r.timeline())
-	}
+	r.r.ExpectLate(want, why, r.downstream())
 }
 
 // expectHeld fails the test unless applying everything emitted so far
@@ -286,10 +295,10 @@ func (r *run) expectHeld(want []kit.Result, why string) {
 	d, problem := rebuild(r.r.Emitted())
 	switch {
 	case problem != "":
-		r.t.Errorf("the results emitted so far cannot be applied downstream: %s\n%s\n\n%s", problem, why, r.timeline())
+		r.t.Errorf("%s", r.report(fmt.Sprintf("the results emitted so far cannot be applied downstream: %s\n%s", problem, why)))
 	case !slices.Equal(d.sessions(), want):
-		r.t.Errorf("downstream, summing Count and Sum per (Key, Start, End), now holds\n%s\nwant\n%s\n%s\n\n%s",
-			windowtest.FmtResults(d.sessions()), windowtest.FmtResults(want), why, r.timeline())
+		r.t.Errorf("%s", r.report(fmt.Sprintf("downstream, summing Count and Sum per (Key, Start, End), now holds\n%s\nwant\n%s\n%s",
+			windowtest.FmtResults(d.sessions()), windowtest.FmtResults(want), why)))
 	}
 }
 

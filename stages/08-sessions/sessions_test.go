@@ -198,22 +198,22 @@ func TestEventsNeverMoveTheWatermark(t *testing.T) {
 	r.expect("Process(e1 a@1000=1)", r.process(ev("e1", "a", 1000, 1)), nil, "an event never fires anything on its own.")
 	r.process(ev("e2", "b", 5000, 2))
 	if wm := r.r.Watermark(); wm != math.MinInt64 {
-		t.Fatalf("Watermark() after two events and no AdvanceWatermark = %s, want math.MinInt64.\n"+
+		r.fatalf("Watermark() after two events and no AdvanceWatermark = %s, want math.MinInt64.\n"+
 			"The session processor follows the watermark it is handed and generates none: the disorder bound lives in\n"+
-			"the sources now (stage 07), so an event must not raise it.\n\n%s", kit.FormatWatermark(wm), r.timeline())
+			"the sources now (stage 07), so an event must not raise it.", kit.FormatWatermark(wm))
 	}
 	r.expect("AdvanceWatermark(2000)", r.advance(2000), []kit.Result{res("a", 1000, 1010, 1, 1)},
 		"watermark 2000 passes the end of a's session [1000,1010) and not b's [5000,5010).")
 	r.expect("AdvanceWatermark(1500)", r.advance(1500), nil, "a watermark never goes back: 1500 < 2000 changes nothing.")
 	if wm := r.r.Watermark(); wm != 2000 {
-		t.Fatalf("Watermark() after AdvanceWatermark(2000) then AdvanceWatermark(1500) = %s, want 2000: it never decreases.\n\n%s", kit.FormatWatermark(wm), r.timeline())
+		r.fatalf("Watermark() after AdvanceWatermark(2000) then AdvanceWatermark(1500) = %s, want 2000: it never decreases.", kit.FormatWatermark(wm))
 	}
 	r.expect("Process(e3 c@1995=3)", r.process(ev("e3", "c", 1995, 3)), nil,
 		"e3 is behind the watermark (1995 < 2000) but its session [1995,2005) ends after it: it is on time, and the\n"+
 			"session fires when the watermark reaches 2005, not now.")
 	r.expectLate(nil, "e3's session [1995,2005) has not expired (2000 < 2005 + 0): it is counted, not late.")
 	if wm := r.r.Watermark(); wm != 2000 {
-		t.Fatalf("Watermark() after Process(e3 c@1995=3) = %s, want 2000: events never move it.\n\n%s", kit.FormatWatermark(wm), r.timeline())
+		r.fatalf("Watermark() after Process(e3 c@1995=3) = %s, want 2000: events never move it.", kit.FormatWatermark(wm))
 	}
 	r.expect("AdvanceWatermark(2005)", r.advance(2005), []kit.Result{res("c", 1995, 2005, 1, 3)}, "c's session ends at 2005.")
 }
@@ -299,7 +299,7 @@ func TestFlushFiresEverySessionAndEndsTheInput(t *testing.T) {
 	r.expect("Flush()", r.flush(), []kit.Result{res("a", 30, 40, 1, 2)},
 		"Flush fires what has not fired, as a final watermark of math.MaxInt64 would; fired sessions are not emitted again.")
 	if wm := r.r.Watermark(); wm != math.MaxInt64 {
-		t.Fatalf("Watermark() after Flush = %s, want math.MaxInt64 (Flink's final watermark).\n\n%s", kit.FormatWatermark(wm), r.timeline())
+		r.fatalf("Watermark() after Flush = %s, want math.MaxInt64 (Flink's final watermark).", kit.FormatWatermark(wm))
 	}
 	r.expect("Process(e4 a@1000=8)", r.process(ev("e4", "a", 1000, 8)), nil, "after Flush the input is over: every event is late.")
 	r.expect("Flush()", r.flush(), nil, "a second Flush has nothing left to fire.")

@@ -123,9 +123,6 @@ func (r *run) ProcessAll(events ...kit.Event) []kit.Result {
 	return out
 }
 
-// picture is the timeline of the run with the windows of each event.
-func (r *run) picture() string { return r.Timeline(r.eventWindows()) }
-
 // eventWindows lists the sliding windows of each event of the run.
 func (r *run) eventWindows() string {
 	var b strings.Builder
@@ -158,17 +155,13 @@ func (r *run) Expect(call string, got, want []kit.Result, why string) {
 // ExpectLate fails the test unless the processor's Late() is exactly want.
 func (r *run) ExpectLate(want []kit.Event, why string) {
 	r.t.Helper()
-	if got := r.Late(); !slices.Equal(got, want) {
-		r.t.Errorf("Late() = %s\nwant      %s\n%s\n\n%s", windowtest.FmtEvents(got), windowtest.FmtEvents(want), why, r.picture())
-	}
+	r.Run.ExpectLate(want, why, r.eventWindows())
 }
 
 // ExpectWatermark fails the test unless the processor's Watermark() is want.
 func (r *run) ExpectWatermark(want int64, why string) {
 	r.t.Helper()
-	if got := r.Watermark(); got != want {
-		r.t.Errorf("Watermark() = %s, want %s\n%s\n\n%s", kit.FormatWatermark(got), kit.FormatWatermark(want), why, r.picture())
-	}
+	r.Run.ExpectWatermark(want, why, r.eventWindows())
 }
 
 // snapshotOf returns s.Snapshot(); it stops the test if Snapshot fails or

@@ -113,7 +113,7 @@ func TestLatenessAndSideOutputOnEveryBackend(t *testing.T) {
 			r.ExpectLate([]kit.Event{ev("e6", "b", 1, 16)}, "only the expired window's event is late, once")
 			r.Expect("Flush()", r.Flush(), []kit.Result{res("c", 20, 30, 1, 1)}, "Flush fires what is left")
 			if wm := r.Watermark(); wm != math.MaxInt64 {
-				t.Fatalf("after Flush, Watermark() = %s, want MaxInt64\n%s", kit.FormatWatermark(wm), r.Timeline())
+				r.Fatalf("after Flush, Watermark() = %s, want MaxInt64", kit.FormatWatermark(wm))
 			}
 		})
 	}
