@@ -187,10 +187,7 @@ func (c Cut) Picture(t testing.TB, note string, w picture.Windows) string {
 		Windows: w,
 		Steps:   steps,
 		Late:    slices.Concat(c.LateAtCut, c.Cont.Late),
-		Want:    Emitted(c.Full.Outs[:c.At+n]),
-	}
-	if run.Want == nil {
-		run.Want = []kit.Result{} // nothing at all was wanted
+		Want:    wanted(Emitted(c.Full.Outs[:c.At+n])),
 	}
 	if c.At+n == len(c.Ops) {
 		run.WantWatermark, run.HasWantWatermark = c.Full.WM, true
@@ -229,15 +226,22 @@ func TracePicture(t testing.TB, note string, w picture.Windows, ops []Op, got, w
 	}
 	run := picture.Run{Title: title, Note: note, Windows: w, Steps: steps, Late: got.Late}
 	if want.Outs != nil {
-		run.Want = Emitted(want.Outs[from:n])
-		if run.Want == nil {
-			run.Want = []kit.Result{} // nothing at all was wanted
-		}
+		run.Want = wanted(Emitted(want.Outs[from:n]))
 		if n == len(ops) {
 			run.WantWatermark, run.HasWantWatermark = want.WM, true
 		}
 	}
 	return "\n" + picture.Save(t, run)
+}
+
+// wanted is rs as a picture's Want: never nil, since a nil Want says the
+// test stated no expectation, where an empty one says nothing at all was
+// wanted.
+func wanted(rs []kit.Result) []kit.Result {
+	if rs == nil {
+		return []kit.Result{}
+	}
+	return rs
 }
 
 // tracedCalls is how many calls TracePicture draws at most: the last ones

@@ -88,17 +88,13 @@ func (r *Run) Flush() []kit.Result {
 // Apply makes the call o on the processor, as Process, Advance or Flush
 // does, and returns what it returned: a run that replays a call sequence
 // (RandomOps) records it as a hand-written one does.
-func (r *Run) Apply(o Op) []kit.Result {
-	switch o.Kind {
-	case "process":
-		return r.Process(o.Event)
-	case "advance":
-		return r.Advance(o.WM)
-	case "flush":
-		return r.Flush()
-	}
-	panic("windowtest: unknown op kind " + o.Kind)
-}
+func (r *Run) Apply(o Op) []kit.Result { return o.Apply(recorded{r}) }
+
+// recorded is a Run as a Processor, so that Op.Apply's one dispatch over
+// the kinds of call serves a run too.
+type recorded struct{ *Run }
+
+func (r recorded) AdvanceWatermark(wm int64) []kit.Result { return r.Advance(wm) }
 
 // Watermark returns the processor's Watermark().
 func (r *Run) Watermark() int64 { return r.p.Watermark() }
@@ -198,10 +194,7 @@ func (r *Run) Picture(msg string, got, want []kit.Result) string {
 	}
 	var wantAll []kit.Result
 	if n := len(r.emitted) - len(got); n >= 0 && slices.Equal(r.emitted[n:], got) {
-		wantAll = append(slices.Clone(r.emitted[:n]), want...)
-		if wantAll == nil {
-			wantAll = []kit.Result{} // nothing at all was wanted
-		}
+		wantAll = wanted(append(slices.Clone(r.emitted[:n]), want...))
 	}
 	return r.link(msg, wants{results: wantAll})
 }
