@@ -13,7 +13,7 @@ import (
 // its whole `de help` text, generated from the commands themselves so
 // that the page cannot drift from them (TestCommandsReferenceIsCurrent
 // fails when it does; go test ./internal/cli -run CommandsReference
-// -update rewrites it). README keeps one line per command and links here.
+// -update rewrites it). README names the learner's loop and links here.
 func Reference() string {
 	var b strings.Builder
 	b.WriteString("# de: every command\n\n")
