@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/flk-byo/course/internal/demostream"
 	"github.com/flk-byo/course/internal/jobio"
@@ -113,9 +112,7 @@ func lines(o jobio.Output, s demostream.Stream, rolling bool) []string {
 }
 
 // ruleString renders a rule as de demo does.
-func ruleString(r jobio.Rule) string {
-	return fmt.Sprintf("{%s ≥ %d from %d}", strconv.Quote(r.Prefix), r.Threshold, r.TS)
-}
+func ruleString(r jobio.Rule) string { return demostream.Rule(r).String() }
 
 // position is where e first arrived in the input; an event the input does
 // not hold comes last.
