@@ -2,9 +2,9 @@ package demo
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
+	"github.com/flk-byo/course/internal/demostream"
 	"github.com/flk-byo/course/kit"
 	"github.com/flk-byo/course/solutions"
 )
@@ -120,13 +120,8 @@ func (r *ruleTape) report(what string, alerts []solutions.Alert, note string) {
 	}
 }
 
-func ruleString(x solutions.Rule) string {
-	ts := fmt.Sprint(x.TS)
-	if x.TS == math.MinInt64 {
-		ts = "MinInt64"
-	}
-	return fmt.Sprintf("{%q ≥ %d from %s}", x.Prefix, x.Threshold, ts)
-}
+// ruleString renders x as de flink does too (demostream.Rule.String).
+func ruleString(x solutions.Rule) string { return demostream.Rule(x).String() }
 
 func rulesList(xs []solutions.Rule) string {
 	if len(xs) == 0 {

@@ -9,7 +9,12 @@
 // lab/ imports it, and must not link the reference.
 package demostream
 
-import "github.com/flk-byo/course/kit"
+import (
+	"fmt"
+	"math"
+
+	"github.com/flk-byo/course/kit"
+)
 
 // Stream is one stage's demo input and settings. A field a stage does not
 // use is zero.
@@ -69,6 +74,15 @@ type Rule struct {
 	Prefix    string
 	Threshold int64
 	TS        int64
+}
+
+// String renders r as de demo and de flink show it: {"eu-" ≥ 5 from 8}.
+func (r Rule) String() string {
+	ts := fmt.Sprint(r.TS)
+	if r.TS == math.MinInt64 {
+		ts = "MinInt64"
+	}
+	return fmt.Sprintf("{%q ≥ %d from %s}", r.Prefix, r.Threshold, ts)
 }
 
 // ev is a demo event.

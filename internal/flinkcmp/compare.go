@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/flk-byo/course/internal/demostream"
 	"github.com/flk-byo/course/internal/jobio"
@@ -22,12 +21,21 @@ type Row struct {
 // Comparison is the two outputs after the conventions, aligned.
 type Comparison struct {
 	Rows []Row
-	// Differ is the number of rows that are not the same.
-	Differ int
+}
+
+// Differ is the number of rows that are not the same.
+func (c Comparison) Differ() int {
+	n := 0
+	for _, r := range c.Rows {
+		if !r.Same {
+			n++
+		}
+	}
+	return n
 }
 
 // Agree reports whether the two outputs are the same.
-func (c Comparison) Agree() bool { return c.Differ == 0 }
+func (c Comparison) Agree() bool { return c.Differ() == 0 }
 
 // Compare puts the outputs of a stage's lab and Flink, both fed the stream
 // s, into the same order and aligns them line by line:
@@ -104,9 +112,7 @@ func lines(o jobio.Output, s demostream.Stream, rolling bool) []string {
 }
 
 // ruleString renders a rule as de demo does.
-func ruleString(r jobio.Rule) string {
-	return fmt.Sprintf("{%s ≥ %d from %d}", strconv.Quote(r.Prefix), r.Threshold, r.TS)
-}
+func ruleString(r jobio.Rule) string { return demostream.Rule(r).String() }
 
 // position is where e first arrived in the input; an event the input does
 // not hold comes last.
@@ -146,7 +152,6 @@ func align(a, b []string) Comparison {
 				r.Flink = onlyB[k]
 			}
 			c.Rows = append(c.Rows, r)
-			c.Differ++
 		}
 		onlyA, onlyB = nil, nil
 	}

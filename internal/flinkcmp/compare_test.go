@@ -125,8 +125,8 @@ func TestCompareAppliesTheConventions(t *testing.T) {
 					t.Errorf("row %d: got %+v, want %+v", i, got.Rows[i], c.rows[i])
 				}
 			}
-			if got.Differ != c.differ || got.Agree() != (c.differ == 0) {
-				t.Errorf("Differ = %d, Agree = %v; want %d", got.Differ, got.Agree(), c.differ)
+			if got.Differ() != c.differ || got.Agree() != (c.differ == 0) {
+				t.Errorf("Differ() = %d, Agree() = %v; want %d", got.Differ(), got.Agree(), c.differ)
 			}
 		})
 	}

@@ -234,7 +234,7 @@ func render(w io.Writer, st term.Style, c Comparison) {
 		fmt.Fprintf(w, "\n%s\n", st.Green(fmt.Sprintf("✓ your lab/ and Flink agree, line for line (%d).", len(c.Rows))))
 		return
 	}
-	fmt.Fprintf(w, "\n%s\n", st.Red(fmt.Sprintf("✗ your lab/ and Flink differ on %d of %d lines (≠); no deliberate difference in docs/PARITY.md explains that.", c.Differ, len(c.Rows))))
+	fmt.Fprintf(w, "\n%s\n", st.Red(fmt.Sprintf("✗ your lab/ and Flink differ on %d of %d lines (≠); no deliberate difference in docs/PARITY.md explains that.", c.Differ(), len(c.Rows))))
 	fmt.Fprintf(w, "%s\n", st.Dim("  de demo shows what the reference does with this stream; de test finds where your lab/ goes another way."))
 }
 

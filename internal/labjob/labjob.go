@@ -135,7 +135,8 @@ func call(stage int, run func(Input) (jobio.Output, error), in Input) (out jobio
 	return run(in)
 }
 
-// oneLine joins the lines of s.
+// oneLine puts s on one line: each run of white space, line breaks too,
+// becomes one space.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Watermarks is the course's watermark for a processor that takes its
