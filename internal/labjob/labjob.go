@@ -95,10 +95,9 @@ func Run(stage int, args []string, stdin io.Reader, stdout, stderr io.Writer, ru
 	if len(args) == 1 {
 		in.Dir = args[0]
 	}
-	out, err := call(stage, run, in)
-	var todo notWritten
+	out, err := call(run, in)
 	switch {
-	case errors.As(err, &todo):
+	case errors.Is(err, errTODO):
 		return fail("%s", NotWritten(stage))
 	case err != nil:
 		return fail("stage %02d's lab: %s", stage, oneLine(err.Error()))
@@ -114,12 +113,11 @@ func Run(stage int, args []string, stdin io.Reader, stdout, stderr io.Writer, ru
 }
 
 // notWritten is a skeleton's TODO panic, caught.
-type notWritten struct{ msg string }
+// errTODO is call's error for a lab that panicked with a skeleton's TODO.
+var errTODO = errors.New("the lab panicked with a skeleton's TODO")
 
-func (n notWritten) Error() string { return n.msg }
-
-// call calls run, turning a panic into an error: notWritten for a TODO.
-func call(stage int, run func(Input) (jobio.Output, error), in Input) (out jobio.Output, err error) {
+// call calls run, turning a panic into an error: errTODO for a TODO.
+func call(run func(Input) (jobio.Output, error), in Input) (out jobio.Output, err error) {
 	defer func() {
 		r := recover()
 		if r == nil {
@@ -127,7 +125,7 @@ func call(stage int, run func(Input) (jobio.Output, error), in Input) (out jobio
 		}
 		msg := fmt.Sprint(r)
 		if strings.HasPrefix(msg, "TODO") {
-			err = notWritten{msg}
+			err = errTODO
 			return
 		}
 		err = fmt.Errorf("panic: %s (de test shows where)", msg)
