@@ -68,7 +68,6 @@ func eventWM(wm int64) op  { return op{kind: opEventWM, wm: wm} }
 func rule(r Rule) op       { return op{kind: opRule, r: r} }
 func ruleWM(wm int64) op   { return op{kind: opRuleWM, wm: wm} }
 func flush() op            { return op{kind: opFlush} }
-func (o op) isRules() bool { return o.kind == opRule || o.kind == opRuleWM }
 func rl(prefix string, threshold, ts int64) Rule {
 	return Rule{Prefix: prefix, Threshold: threshold, TS: ts}
 }
