@@ -239,11 +239,6 @@ func (r *run) processAll(events ...kit.Event) []kit.Result { return r.r.ProcessA
 func (r *run) advance(wm int64) []kit.Result               { return r.r.Advance(wm) }
 func (r *run) flush() []kit.Result                         { return r.r.Flush() }
 
-// timeline draws the run so far, with its sessions and what downstream holds.
-func (r *run) timeline() string {
-	return r.r.Timeline(r.downstream())
-}
-
 // report is the message of a failed check of the run other than its
 // results: msg, the timeline with what downstream holds, and the link to
 // the run's page, which shows msg.

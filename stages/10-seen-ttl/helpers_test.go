@@ -260,16 +260,15 @@ func (r *run) Expect(call string, got, want []kit.Result, why string) {
 func (r *run) ExpectRemembered(want int, why string) {
 	r.t.Helper()
 	if got := r.p.RememberedIDs(); got != want {
-		r.t.Errorf("%s", r.Failure(fmt.Sprintf("RememberedIDs() = %d, want %d\n%s", got, want, why), nil, nil, r.calls()))
+		r.t.Errorf("%s", r.Report(fmt.Sprintf("RememberedIDs() = %d, want %d\n%s", got, want, why), r.calls()))
 	}
 }
 
-// ExpectLate fails the test unless Late() is exactly want.
+// ExpectLate fails the test unless Late() is exactly want
+// (windowtest.Run.ExpectLate, with the calls).
 func (r *run) ExpectLate(want []kit.Event, why string) {
 	r.t.Helper()
-	if got := r.Late(); !slices.Equal(got, want) {
-		r.t.Errorf("%s", r.Failure(fmt.Sprintf("Late() = %s\nwant      %s\n%s", windowtest.FmtEvents(got), windowtest.FmtEvents(want), why), nil, nil, r.calls()))
-	}
+	r.Run.ExpectLate(want, why, r.calls())
 }
 
 // snapshotOf returns p.Snapshot(); it stops the test if Snapshot fails or

@@ -72,8 +72,8 @@ func TestRestoreInFreshProcess(t *testing.T) {
 		got := append(slices.Clone(whole.alerts[:emitted[cut]]), continued[i]...)
 		if !slices.Equal(got, whole.alerts) {
 			missing, extra := alertDiff(got, whole.alerts)
-			t.Errorf("the snapshot taken after call %d of %d, restored at parallelism 5 in a fresh process, goes on\n"+
-				"differently from the uninterrupted run.\nmissing:\n%sextra:\n%s%s", cut, len(ops), fmtAlerts(missing), fmtAlerts(extra), whole.timeline())
+			t.Errorf("%s", whole.report(fmt.Sprintf("the snapshot taken after call %d of %d, restored at parallelism 5 in a fresh process, goes on\n"+
+				"differently from the uninterrupted run.\nmissing:\n%sextra:\n%s", cut, len(ops), fmtAlerts(missing), fmtAlerts(extra))))
 		}
 	}
 }

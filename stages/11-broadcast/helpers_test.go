@@ -68,7 +68,6 @@ func eventWM(wm int64) op  { return op{kind: opEventWM, wm: wm} }
 func rule(r Rule) op       { return op{kind: opRule, r: r} }
 func ruleWM(wm int64) op   { return op{kind: opRuleWM, wm: wm} }
 func flush() op            { return op{kind: opFlush} }
-func (o op) isRules() bool { return o.kind == opRule || o.kind == opRuleWM }
 func rl(prefix string, threshold, ts int64) Rule {
 	return Rule{Prefix: prefix, Threshold: threshold, TS: ts}
 }
@@ -208,7 +207,7 @@ func watermarkBehind(ts, delay int64) int64 {
 
 // restore returns a run that goes on from a snapshot of r's processor,
 // restored at parallelism p, as a job does after a crash or a rescale: its
-// timeline and picture hold r's calls, then the restore; its alerts are
+// log and picture hold r's calls, then the restore; its alerts are
 // only its own.
 func (r *run) restore(p int) *run {
 	r.t.Helper()
@@ -257,9 +256,13 @@ func (r *run) calls() string {
 	return "calls, in order (both inputs share one timeline):\n" + strings.Join(r.log, "\n") + "\n"
 }
 
-// timeline is the calls so far, one a line, with the alerts each
-// returned, and, with pictures on, the link to the page of the run.
-func (r *run) timeline() string { return r.calls() + r.picture("", nil) }
+// report is the message of a failed check of the run: msg, which ends
+// with a newline, then the calls so far, one a line, with the alerts each
+// returned, and, with pictures on, the link to the page of the run, which
+// shows msg.
+func (r *run) report(msg string) string {
+	return msg + r.calls() + r.picture(strings.TrimRight(msg, "\n"), nil)
+}
 
 // expect fails the test unless got (what the last call returned) is want.
 func (r *run) expect(got, want []Alert, why string) {

@@ -3,6 +3,7 @@
 package broadcast
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -30,22 +31,22 @@ func TestAlertsIndependentOfInterleaving(t *testing.T) {
 			r.do(ops...)
 			if got := sortedAlerts(r.alerts); !slices.Equal(got, want) {
 				missing, extra := alertDiff(got, want)
-				t.Fatalf("trial %d, interleaving %d (parallelism %d, delay 4, allowed lateness %d): the run's alerts differ\n"+
+				t.Fatalf("%s", r.report(fmt.Sprintf("trial %d, interleaving %d (parallelism %d, delay 4, allowed lateness %d): the run's alerts differ\n"+
 					"from the card's (sorted, %d got, %d want).\nmissing:\n%sextra:\n%s"+
 					"The same two inputs must give the same alerts however they interleave: an alert waits until\n"+
 					"both watermarks reach its window's end, a rule is late only by the rules' watermark, and the\n"+
-					"rule in force is chosen by timestamp.\n%s",
-					trial, k, p, lateness, len(got), len(want), fmtAlerts(missing), fmtAlerts(extra), r.timeline())
+					"rule in force is chosen by timestamp.\n",
+					trial, k, p, lateness, len(got), len(want), fmtAlerts(missing), fmtAlerts(extra))))
 			}
 			if i := r.misordered(); i >= 0 {
-				t.Fatalf("trial %d, interleaving %d: call %d returned its alerts out of order:\n%s"+
-					"One call's alerts are ordered by (End, Start, Key), and one result's alerts by prefix.\n%s",
-					trial, k, i+1, fmtAlerts(r.outs[i]), r.timeline())
+				t.Fatalf("%s", r.report(fmt.Sprintf("trial %d, interleaving %d: call %d returned its alerts out of order:\n%s"+
+					"One call's alerts are ordered by (End, Start, Key), and one result's alerts by prefix.\n",
+					trial, k, i+1, fmtAlerts(r.outs[i]))))
 			}
 			if got := r.b.Late(); !slices.Equal(got, wantLate) {
-				t.Fatalf("trial %d, interleaving %d: Late() = %v\nwant %v: the late events, in arrival order, as one stage 1\n"+
-					"Processor gives them for the events stream alone: the rules stream changes no event's lateness.\n%s",
-					trial, k, got, wantLate, r.timeline())
+				t.Fatalf("%s", r.report(fmt.Sprintf("trial %d, interleaving %d: Late() = %v\nwant %v: the late events, in arrival order, as one stage 1\n"+
+					"Processor gives them for the events stream alone: the rules stream changes no event's lateness.\n",
+					trial, k, got, wantLate)))
 			}
 		}
 	}
@@ -74,12 +75,12 @@ func TestReturnedSlicesAreTheCallers(t *testing.T) {
 	kept := slices.Clone(first)
 	second := r.do(ruleWM(20))
 	if !slices.Equal(first, kept) {
-		t.Errorf("the alerts a call returned changed when the next call returned:\nbefore\n%safter\n%s"+
-			"A returned slice is the caller's: return a new one each call, never a reused buffer.\n%s",
-			fmtAlerts(kept), fmtAlerts(first), r.timeline())
+		t.Errorf("%s", r.report(fmt.Sprintf("the alerts a call returned changed when the next call returned:\nbefore\n%safter\n%s"+
+			"A returned slice is the caller's: return a new one each call, never a reused buffer.\n",
+			fmtAlerts(kept), fmtAlerts(first))))
 	}
 	if len(second) == 0 {
-		t.Fatalf("AdvanceRuleWatermark(20) returned no alerts; want the two of a [10,20)\n%s", r.timeline())
+		t.Fatalf("%s", r.report("AdvanceRuleWatermark(20) returned no alerts; want the two of a [10,20)\n"))
 	}
 	for i := range second { // the flush below must not see these edits
 		second[i].Rule.Threshold = 1000

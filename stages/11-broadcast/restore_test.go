@@ -37,26 +37,26 @@ func TestRestoreContinuesAtAnyParallelism(t *testing.T) {
 			after := before.restore(p)
 			where := fmt.Sprintf("trial %d: snapshot after call %d of %d at parallelism 3, restored at %d", trial, cut, len(ops), p)
 			if got := after.b.Watermark(); got != wmBefore {
-				t.Fatalf("%s: Watermark() = %d; want %d, the snapshotted processor's\n%s", where, got, wmBefore, before.timeline())
+				t.Fatalf("%s", before.report(fmt.Sprintf("%s: Watermark() = %d; want %d, the snapshotted processor's\n", where, got, wmBefore)))
 			}
 			for i := range p {
 				if got := after.b.RulesOn(i); !slices.Equal(got, rulesBefore) {
-					t.Fatalf("%s: RulesOn(%d) = %v\nwant %v, the broadcast state before the snapshot: every subtask of a\n"+
-						"restored job gets a copy of it, new subtasks too (Flink hands each new task a copy).\n%s",
-						where, i, got, rulesBefore, before.timeline())
+					t.Fatalf("%s", before.report(fmt.Sprintf("%s: RulesOn(%d) = %v\nwant %v, the broadcast state before the snapshot: every subtask of a\n"+
+						"restored job gets a copy of it, new subtasks too (Flink hands each new task a copy).\n",
+						where, i, got, rulesBefore)))
 				}
 			}
 			if lr, le := after.b.LateRules(), after.b.Late(); len(lr) != 0 || len(le) != 0 {
-				t.Fatalf("%s: LateRules() = %v, Late() = %v; want both empty: side outputs are output, not state\n%s", where, lr, le, after.timeline())
+				t.Fatalf("%s", after.report(fmt.Sprintf("%s: LateRules() = %v, Late() = %v; want both empty: side outputs are output, not state\n", where, lr, le)))
 			}
 			after.do(ops[cut:]...)
 			got := append(slices.Clone(before.alerts), after.alerts...)
 			if !slices.Equal(got, whole.alerts) {
 				missing, extra := alertDiff(got, whole.alerts)
-				t.Fatalf("%s: the alerts differ from the uninterrupted run's.\nmissing:\n%sextra:\n%s"+
+				t.Fatalf("%s", after.report(fmt.Sprintf("%s: the alerts differ from the uninterrupted run's.\nmissing:\n%sextra:\n%s"+
 					"A snapshot holds the keyed windows, the broadcast state, the rules' watermark and the results\n"+
-					"still waiting for it: a restored processor goes on exactly as the snapshotted one would.\n%s",
-					where, fmtAlerts(missing), fmtAlerts(extra), after.timeline())
+					"still waiting for it: a restored processor goes on exactly as the snapshotted one would.\n",
+					where, fmtAlerts(missing), fmtAlerts(extra))))
 			}
 		}
 	}
@@ -99,9 +99,9 @@ func TestSnapshotBytes(t *testing.T) {
 	u.do(rules...)
 	v.do(shuffled...)
 	if a, b := snapshotOf(t, u.b), snapshotOf(t, v.b); !bytes.Equal(a, b) {
-		t.Fatalf("the same on-time rules, arrived in two orders, snapshot to different bytes:\n%s\n"+
+		t.Fatalf("%s", u.report(fmt.Sprintf("the same on-time rules, arrived in two orders, snapshot to different bytes:\n%s\n"+
 			"They are the same broadcast state (RulesOn is the same), so the snapshot must be the same bytes: write the rules\n"+
-			"in (Prefix, TS) order, never in the order they arrived.\n%s", suite.ByteDiff(a, b), u.timeline())
+			"in (Prefix, TS) order, never in the order they arrived.\n", suite.ByteDiff(a, b))))
 	}
 	if again := snapshotOf(t, restoreAt(t, snap, 3)); !bytes.Equal(snap, again) {
 		t.Fatalf("restored at the same parallelism, the processor snapshots to other bytes:\n%s", suite.ByteDiff(snap, again))
@@ -201,15 +201,15 @@ func TestSnapshotKeepsAwkwardStrings(t *testing.T) {
 	}
 	want := whole.do(flush())
 	if len(want) == 0 {
-		t.Fatalf("Flush gave no alerts; want at least one per key (each key starts with its own prefix)\n%s", whole.timeline())
+		t.Fatalf("%s", whole.report("Flush gave no alerts; want at least one per key (each key starts with its own prefix)\n"))
 	}
 	for _, r := range restored {
 		p := r.cfg.Parallelism
 		for i := range p {
 			if got := r.b.RulesOn(i); !slices.Equal(got, wantRules) {
-				t.Fatalf("restored at parallelism %d, RulesOn(%d) differs from the rules snapshotted (%d rules, got %d):\n"+
+				t.Fatalf("%s", r.report(fmt.Sprintf("restored at parallelism %d, RulesOn(%d) differs from the rules snapshotted (%d rules, got %d):\n"+
 					"every prefix is kept byte for byte, whatever its bytes: write a length before each string,\n"+
-					"never a terminator.\n%s", p, i, len(wantRules), len(got), r.timeline())
+					"never a terminator.\n", p, i, len(wantRules), len(got))))
 			}
 		}
 		if got := r.do(flush()); !slices.Equal(got, want) {

@@ -90,9 +90,9 @@ func TestCombinedWatermarkIsTheMin(t *testing.T) {
 			r := newRun(t, cfgOf(2, 0, 0))
 			r.do(c.ops...)
 			if got := r.b.Watermark(); got != c.want {
-				t.Errorf("Watermark() = %s; want %s: the combined watermark is the min of the two inputs' watermarks\n"+
-					"(math.MinInt64 for an input that has none yet), as for any operator with two inputs.\n%s",
-					kit.FormatWatermark(got), kit.FormatWatermark(c.want), r.timeline())
+				t.Errorf("%s", r.report(fmt.Sprintf("Watermark() = %s; want %s: the combined watermark is the min of the two inputs' watermarks\n"+
+					"(math.MinInt64 for an input that has none yet), as for any operator with two inputs.\n",
+					kit.FormatWatermark(got), kit.FormatWatermark(c.want))))
 			}
 		})
 	}
@@ -170,13 +170,13 @@ func TestLateRuleGoesToLateRules(t *testing.T) {
 	onTime := rl("b", 1, 50)
 	r.do(rule(onTime))
 	if got := r.b.LateRules(); !slices.Equal(got, late) {
-		t.Errorf("LateRules() = %v; want %v, in arrival order: each is stamped below the rules' watermark (50), and %v,\n"+
-			"stamped at it, is on time (a rule is late when TS < the rules' watermark).\n%s", got, late, onTime, r.timeline())
+		t.Errorf("%s", r.report(fmt.Sprintf("LateRules() = %v; want %v, in arrival order: each is stamped below the rules' watermark (50), and %v,\n"+
+			"stamped at it, is on time (a rule is late when TS < the rules' watermark).\n", got, late, onTime)))
 	}
 	want := []Rule{rl("", 3, 0), onTime}
 	for i := range 3 {
 		if got := r.b.RulesOn(i); !slices.Equal(got, want) {
-			t.Errorf("RulesOn(%d) = %v; want %v: a late rule is never added to the broadcast state.\n%s", i, got, want, r.timeline())
+			t.Errorf("%s", r.report(fmt.Sprintf("RulesOn(%d) = %v; want %v: a late rule is never added to the broadcast state.\n", i, got, want)))
 		}
 	}
 	r.expect(r.do(eventWM(20)), []Alert{{Result: res("a", 10, 20, 1, 5), Rule: rl("", 3, 0)}},
@@ -197,12 +197,12 @@ func TestEverySubtaskHoldsTheSameRules(t *testing.T) {
 	want, late := acceptedRules(rules)
 	for i := range p {
 		if got := r.b.RulesOn(i); !slices.Equal(got, want) {
-			t.Errorf("RulesOn(%d) = %v\nwant %v\n(ordered by (Prefix, TS), one per (Prefix, TS), the lowest threshold): every rule is broadcast\n"+
-				"to every subtask, so every copy of the broadcast state is the same.\n%s", i, got, want, r.timeline())
+			t.Errorf("%s", r.report(fmt.Sprintf("RulesOn(%d) = %v\nwant %v\n(ordered by (Prefix, TS), one per (Prefix, TS), the lowest threshold): every rule is broadcast\n"+
+				"to every subtask, so every copy of the broadcast state is the same.\n", i, got, want)))
 		}
 	}
 	if got := r.b.LateRules(); !slices.Equal(got, late) {
-		t.Errorf("LateRules() = %v; want %v\n%s", got, late, r.timeline())
+		t.Errorf("%s", r.report(fmt.Sprintf("LateRules() = %v; want %v\n", got, late)))
 	}
 
 	// Flink's tasks may receive the broadcast elements in different orders:
@@ -216,10 +216,10 @@ func TestEverySubtaskHoldsTheSameRules(t *testing.T) {
 	other := newRun(t, cfgOf(p, 0, 0))
 	other.do(shuffled...)
 	if got := other.b.RulesOn(p - 1); !slices.Equal(got, want) {
-		t.Errorf("the same on-time rules in another order give RulesOn(%d) = %v\nwant %v:\n"+
+		t.Errorf("%s", other.report(fmt.Sprintf("the same on-time rules in another order give RulesOn(%d) = %v\nwant %v:\n"+
 			"broadcast elements may reach each task in a different order (Flink's docs warn of it), so the\n"+
-			"broadcast state must not depend on the order: ties go to the lower threshold, never to the last.\n%s",
-			p-1, got, want, other.timeline())
+			"broadcast state must not depend on the order: ties go to the lower threshold, never to the last.\n",
+			p-1, got, want)))
 	}
 
 	one := newRun(t, cfgOf(p, 0, 0))
@@ -302,15 +302,15 @@ func TestFlushDecidesEverything(t *testing.T) {
 		"Flush is the end of both inputs: [0,10) was waiting for the rules' watermark, [20,30) for the events',\n"+
 			"and no rule can come any more. The rule stamped math.MinInt64 is in force at every end.")
 	if wm := r.b.Watermark(); wm != math.MaxInt64 {
-		t.Errorf("Watermark() after Flush = %s; want math.MaxInt64\n%s", kit.FormatWatermark(wm), r.timeline())
+		t.Errorf("%s", r.report(fmt.Sprintf("Watermark() after Flush = %s; want math.MaxInt64\n", kit.FormatWatermark(wm))))
 	}
 	late, onTime := rl("", 1, math.MaxInt64-1), rl("", 1, math.MaxInt64)
 	r.do(rule(late), rule(onTime))
 	if got := r.b.LateRules(); !slices.Equal(got, []Rule{late}) {
-		t.Errorf("LateRules() = %v; want [%v]: after Flush the rules' watermark is math.MaxInt64, so only a rule stamped\n"+
-			"math.MaxInt64 is on time.\n%s", got, late, r.timeline())
+		t.Errorf("%s", r.report(fmt.Sprintf("LateRules() = %v; want [%v]: after Flush the rules' watermark is math.MaxInt64, so only a rule stamped\n"+
+			"math.MaxInt64 is on time.\n", got, late)))
 	}
 	if got := r.b.RulesOn(1); !slices.Equal(got, []Rule{first, onTime}) {
-		t.Errorf("RulesOn(1) = %v; want %v\n%s", got, []Rule{first, onTime}, r.timeline())
+		t.Errorf("%s", r.report(fmt.Sprintf("RulesOn(1) = %v; want %v\n", got, []Rule{first, onTime})))
 	}
 }
