@@ -334,9 +334,9 @@ func (d Delivery) Unordered() string {
 		for kit.CompareResults(c[k-1], c[k]) <= 0 {
 			k++
 		}
-		return fmt.Sprintf("%s returned results out of order:\n%s\nwant\n%s\n"+
-			"The results of one call are ordered by (End, Start, Key): kit.SortResults does it.\n\n%s",
-			call, FmtResults(c), FmtResults(kit.SortResults(slices.Clone(c))), d.WindowTimeline(c[k].Start, c[k].End))
+		return d.Report(fmt.Sprintf("%s returned results out of order:\n%s\nwant\n%s\n"+
+			"The results of one call are ordered by (End, Start, Key): kit.SortResults does it.",
+			call, FmtResults(c), FmtResults(kit.SortResults(slices.Clone(c)))), c[k].Start, c[k].End)
 	}
 	return ""
 }
@@ -354,20 +354,26 @@ func (d Delivery) Redelivered(id string) bool {
 
 // WindowTimeline draws only the events and results of window [start, end),
 // in arrival and emission order: a focused view of a long delivery.
-// With pictures on, it ends with the link to a page of the whole delivery.
 func (d Delivery) WindowTimeline(start, end int64) string {
 	tl := kit.Timeline{
 		WindowSize: d.size, Lateness: d.lateness, Events: d.Events,
 		Watermark: d.Watermark, Results: d.Emitted, Late: d.Late,
 	}
-	return fmt.Sprintf("only window [%d,%d), arrival order:\n%s", start, end, OnlyWindow(tl, start, end).String()) + d.link()
+	return fmt.Sprintf("only window [%d,%d), arrival order:\n%s", start, end, OnlyWindow(tl, start, end).String())
+}
+
+// Report is the message of a failed check of the delivery: msg, the
+// timeline of window [start, end) (WindowTimeline) and, with pictures on,
+// the link to a page of the whole delivery, which shows msg.
+func (d Delivery) Report(msg string, start, end int64) string {
+	return msg + "\n\n" + d.WindowTimeline(start, end) + d.link(msg)
 }
 
 // link draws the whole delivery as a page (Picture) with the tumbling
-// windows of Deliver's size and lateness, and returns the line that links
-// it, or "" when pictures are off.
-func (d Delivery) link() string {
-	return d.Picture("", picture.Windows{Size: d.size, Lateness: d.lateness})
+// windows of Deliver's size and lateness and the note, and returns the
+// line that links it, or "" when pictures are off.
+func (d Delivery) link(note string) string {
+	return d.Picture(note, picture.Windows{Size: d.size, Lateness: d.lateness})
 }
 
 // Picture draws, with pictures on, the whole delivery as a page for its

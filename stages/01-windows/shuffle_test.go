@@ -55,7 +55,7 @@ func checkDelivery(t *testing.T, what string, cfg Config, bound int64, d windowt
 				"Check whether the ID was seen BEFORE checking lateness.", first.ID)
 		}
 		start := windowtest.WindowStart(first.TS, cfg.WindowSize)
-		t.Errorf("%s: Late() = %s, want nothing.\n%s\n\n%s", what, windowtest.FmtEvents(d.Late), why, d.WindowTimeline(start, start+cfg.WindowSize))
+		t.Error(d.Report(fmt.Sprintf("%s: Late() = %s, want nothing.\n%s", what, windowtest.FmtEvents(d.Late), why), start, start+cfg.WindowSize))
 		return false
 	}
 	got := kit.SortResults(slices.Clone(d.Emitted))
@@ -65,7 +65,7 @@ func checkDelivery(t *testing.T, what string, cfg Config, bound int64, d windowt
 	msg := fmt.Sprintf("%s (size %d, delay %d, disorder ≤ %d): the results differ from one result per (window, key)\n"+
 		"with every event counted once.\n%s", what, cfg.WindowSize, cfg.WatermarkDelay, bound, windowtest.DiffResults(got, want))
 	if first, ok := windowtest.FirstDifference(got, want); ok {
-		msg += "\n" + d.WindowTimeline(first.Start, first.End)
+		msg = d.Report(msg, first.Start, first.End)
 	}
 	t.Error(msg)
 	return false

@@ -63,7 +63,7 @@ func check(t *testing.T, what string, cfg Config, bound int64, d windowtest.Deli
 				"Check whether the ID was seen BEFORE checking lateness.", first.ID)
 		}
 		start := windowtest.WindowStart(first.TS, cfg.WindowSize)
-		t.Errorf("%s (%s): Late() = %s, want nothing.\n%s\n\n%s", what, setting, windowtest.FmtEvents(d.Late), why, d.WindowTimeline(start, start+cfg.WindowSize))
+		t.Error(d.Report(fmt.Sprintf("%s (%s): Late() = %s, want nothing.\n%s", what, setting, windowtest.FmtEvents(d.Late), why), start, start+cfg.WindowSize))
 		return false
 	}
 	h, order := histories(d.Emitted)
@@ -83,8 +83,8 @@ func check(t *testing.T, what string, cfg Config, bound int64, d windowtest.Deli
 					"emitted again when the watermark moves or on Flush, and a redelivered event changes nothing", i+1)
 			}
 			if bad != "" {
-				t.Errorf("%s (%s): the results emitted for %v, in order, were\n%s\n%s\n\n%s",
-					what, setting, k, windowtest.FmtResults(rs), bad, d.WindowTimeline(k.start, k.end))
+				t.Error(d.Report(fmt.Sprintf("%s (%s): the results emitted for %v, in order, were\n%s\n%s",
+					what, setting, k, windowtest.FmtResults(rs), bad), k.start, k.end))
 				return false
 			}
 		}
@@ -95,16 +95,16 @@ func check(t *testing.T, what string, cfg Config, bound int64, d windowtest.Deli
 			"ends up with, differs from the in-order fold of the input (every event counted once):\n%s",
 			what, setting, windowtest.DiffResults(got, want))
 		if first, ok := windowtest.FirstDifference(got, want); ok {
-			msg += "\n" + d.WindowTimeline(first.Start, first.End)
+			msg = d.Report(msg, first.Start, first.End)
 		}
 		t.Error(msg)
 		return false
 	}
 	if exact && len(d.Emitted) != len(want) {
 		updates := slices.DeleteFunc(slices.Clone(d.Emitted), func(r kit.Result) bool { return !r.IsUpdate })
-		t.Errorf("%s (%s): %d updates were emitted, want none:\n%s\nDisorder here is within WatermarkDelay, so every window is complete when it fires: lateness\n"+
-			"only keeps state longer, it must not change what a well-ordered enough stream emits.\n\n%s",
-			what, setting, len(updates), windowtest.FmtResults(updates), d.WindowTimeline(updates[0].Start, updates[0].End))
+		t.Error(d.Report(fmt.Sprintf("%s (%s): %d updates were emitted, want none:\n%s\nDisorder here is within WatermarkDelay, so every window is complete when it fires: lateness\n"+
+			"only keeps state longer, it must not change what a well-ordered enough stream emits.",
+			what, setting, len(updates), windowtest.FmtResults(updates)), updates[0].Start, updates[0].End))
 		return false
 	}
 	return true
