@@ -162,18 +162,6 @@ func (r jobRun) count(step Step) int {
 	return n
 }
 
-// nth returns the k-th (1-based) time the run reached step.
-func (r jobRun) nth(step Step, k int) (stepAt, bool) {
-	for _, s := range r.steps {
-		if s.step == step {
-			if k--; k == 0 {
-				return s, true
-			}
-		}
-	}
-	return stepAt{}, false
-}
-
 // runJob runs RunSessionJob in this process on clock, recording every
 // OnStep call; times are since epoch.
 func runJob(cfg SessionJobConfig, arrivals []Arrival, clock *kit.ManualClock, epoch time.Time) (jobRun, error) {
